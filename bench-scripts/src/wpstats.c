@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wpstats - A/B statistics for wakeplace benchmark runs.
+ *
+ * Input: long-format CSV with the header
+ *	timestamp,rep,block,policy,workload,level,metric,value
+ * one line per sample.  A block is one uninterrupted run of one policy; a
+ * rep (round) is one ABBA sequence in which every policy has its blocks.
+ *
+ * For every (workload, level, metric, policy) it reports:
+ *	n		blocks
+ *	samples		samples in those blocks
+ *	mean		Hmean for throughput metrics, Amean for times, the
+ *			percentile of the merged histogram for histograms
+ *			(each block first reduced to one value the same way)
+ *	cv%		100 * sd / mean of the block values
+ *	ratio		mean / mean of the baseline
+ *	gmean, CI	geometric mean of the paired per-round ratios
+ *			policy/baseline and its percentile-bootstrap
+ *			interval (seeded: output is deterministic)
+ *	*		the interval excludes 1.0 and there are at least
+ *			min-pairs pairs
+ * and an A/A control row per group: the two baseline blocks of each round
+ * compared with each other (first / second).
+ *
+ * Exit status: 0 ok, 2 bad usage or input, 3 when -f PCT is given and a
+ * significant ratio is worse than the baseline by more than PCT percent.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llhist.h"
+
+enum kind { K_THR, K_TIME, K_HIST, K_INFO };
+
+static const char *prog = "wpstats";
+
+struct mdef {
+	char *workload, *metric, *unit;
+	int higher;
+	enum kind kind;
+};
+
+struct group {
+	char *workload, *level, *metric;
+	const struct mdef *def;
+};
+
+struct block {
+	int group, policy;
+	long rep, id;
+	long n;
+	double sum, suminv;
+	int nonpos;
+	uint64_t *hist;
+};
+
+struct row {
+	const struct group *g;
+	const char *metric;		/* shown name (derived for hist) */
+	const char *policy;
+	const char *role;		/* baseline, compare, aa */
+	int n;
+	long samples;
+	double mean, cv, ratio;
+	int pairs;
+	double gmean, lo, hi;
+	int sig, regress;
+};
+
+static struct mdef *defs;
+static int ndefs;
+static struct group *groups;
+static int ngroups;
+static char **policies;
+static int npolicies;
+static struct block *blocks;
+static int nblocks;
+static struct row *rows;
+static int nrows;
+
+static uint64_t seed = 1;
+static int resamples = 2000;
+static int min_pairs = 3;
+static double conf = 0.95;
+static double fail_pct = -1;
+static const char *baseline;
+
+static const double hist_q[] = { 0.50, 0.90, 0.99, 0.999 };
+static const char *const hist_name[] = {
+	"lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us"
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die("out of memory");
+	return d;
+}
+
+/* ---------------------------------------------------------- metrics -- */
+
+static void load_metrics(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int lineno = 0;
+
+	if (!f)
+		die("cannot open metrics table %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char w[128], m[128], b[16], k[16], u[64] = "-";
+		struct mdef *d;
+		int nf;
+
+		lineno++;
+		if (line[strspn(line, " \t")] == '#' ||
+		    line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		nf = sscanf(line, "%127s %127s %15s %15s %63s", w, m, b, k, u);
+		if (nf < 4)
+			die("%s:%d: expected: workload metric better kind [unit]",
+			    path, lineno);
+		defs = xrealloc(defs, (ndefs + 1) * sizeof(*defs));
+		d = &defs[ndefs++];
+		d->workload = xstrdup(w);
+		d->metric = xstrdup(m);
+		d->unit = xstrdup(u);
+		if (!strcmp(b, "higher"))
+			d->higher = 1;
+		else if (!strcmp(b, "lower"))
+			d->higher = 0;
+		else
+			die("%s:%d: better must be higher or lower", path,
+			    lineno);
+		if (!strcmp(k, "throughput"))
+			d->kind = K_THR;
+		else if (!strcmp(k, "time"))
+			d->kind = K_TIME;
+		else if (!strcmp(k, "hist"))
+			d->kind = K_HIST;
+		else if (!strcmp(k, "info"))
+			d->kind = K_INFO;
+		else
+			die("%s:%d: kind must be throughput, time, hist or info",
+			    path, lineno);
+	}
+	fclose(f);
+}
+
+/* The workload column may carry arguments: "rr:-p1" is workload rr. */
+static const struct mdef *find_def(const char *workload, const char *metric)
+{
+	size_t wl = strcspn(workload, ":");
+	int i;
+
+	for (i = 0; i < ndefs; i++) {
+		const char *dw = defs[i].workload;
+
+		if (strcmp(defs[i].metric, metric))
+			continue;
+		if (!strcmp(dw, "*") ||
+		    (strlen(dw) == wl && !strncmp(dw, workload, wl)))
+			return &defs[i];
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ input -- */
+
+static int policy_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < npolicies; i++)
+		if (!strcmp(policies[i], name))
+			return i;
+	policies = xrealloc(policies, (npolicies + 1) * sizeof(*policies));
+	policies[npolicies] = xstrdup(name);
+	return npolicies++;
+}
+
+struct warned {
+	char *key;
+	struct warned *next;
+};
+
+static struct warned *warned;
+
+static void warn_unknown(const char *w, const char *m)
+{
+	struct warned *x;
+	char key[512];
+
+	snprintf(key, sizeof(key), "%s %s", w, m);
+	for (x = warned; x; x = x->next)
+		if (!strcmp(x->key, key))
+			return;
+	x = xrealloc(NULL, sizeof(*x));
+	x->key = xstrdup(key);
+	x->next = warned;
+	warned = x;
+	fprintf(stderr, "%s: warning: metric '%s' of workload '%s' is not in "
+		"the metrics table: ignored\n", prog, m, w);
+}
+
+static int group_index(const char *w, const char *l, const char *m,
+		       const struct mdef *d)
+{
+	static int last = -1;
+	int i;
+
+	if (last >= 0 && !strcmp(groups[last].metric, m) &&
+	    !strcmp(groups[last].level, l) && !strcmp(groups[last].workload, w))
+		return last;
+	for (i = 0; i < ngroups; i++)
+		if (!strcmp(groups[i].metric, m) &&
+		    !strcmp(groups[i].level, l) &&
+		    !strcmp(groups[i].workload, w))
+			return last = i;
+	groups = xrealloc(groups, (ngroups + 1) * sizeof(*groups));
+	groups[ngroups].workload = xstrdup(w);
+	groups[ngroups].level = xstrdup(l);
+	groups[ngroups].metric = xstrdup(m);
+	groups[ngroups].def = d;
+	return last = ngroups++;
+}
+
+static struct block *block_get(int g, int p, long rep, long id)
+{
+	static int last = -1;
+	struct block *b;
+	int i;
+
+	if (last >= 0 && blocks[last].group == g && blocks[last].id == id) {
+		b = &blocks[last];
+		goto check;
+	}
+	for (i = nblocks - 1; i >= 0; i--) {
+		if (blocks[i].group == g && blocks[i].id == id) {
+			last = i;
+			b = &blocks[i];
+			goto check;
+		}
+	}
+	blocks = xrealloc(blocks, (nblocks + 1) * sizeof(*blocks));
+	b = &blocks[nblocks];
+	memset(b, 0, sizeof(*b));
+	b->group = g;
+	b->policy = p;
+	b->rep = rep;
+	b->id = id;
+	if (groups[g].def->kind == K_HIST) {
+		b->hist = calloc(LLH_NBUCKETS, sizeof(uint64_t));
+		if (!b->hist)
+			die("out of memory");
+	}
+	last = nblocks++;
+	return b;
+check:
+	if (b->policy != p || b->rep != rep)
+		die("block %ld appears with two policies or rounds", id);
+	return b;
+}
+
+static const char header[] =
+	"timestamp,rep,block,policy,workload,level,metric,value";
+
+static void read_csv(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	ssize_t len;
+
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *fld[8], *s = line, *end;
+		const struct mdef *d;
+		struct block *b;
+		long rep, id;
+		double v;
+		int i, g;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, header))
+				die("%s: first line must be the header '%s'",
+				    path, header);
+			continue;
+		}
+		if (!len)
+			continue;
+		for (i = 0; i < 8; i++) {
+			fld[i] = s;
+			s = i < 7 ? strchr(s, ',') : NULL;
+			if (i < 7 && !s)
+				die("%s:%ld: expected 8 fields", path, lineno);
+			if (s)
+				*s++ = '\0';
+		}
+		if (strchr(fld[7], ','))
+			die("%s:%ld: expected 8 fields", path, lineno);
+		rep = strtol(fld[1], &end, 10);
+		if (end == fld[1] || *end)
+			die("%s:%ld: bad rep '%s'", path, lineno, fld[1]);
+		id = strtol(fld[2], &end, 10);
+		if (end == fld[2] || *end)
+			die("%s:%ld: bad block '%s'", path, lineno, fld[2]);
+		if (!*fld[3] || !*fld[4] || !*fld[5] || !*fld[6])
+			die("%s:%ld: empty field", path, lineno);
+		d = find_def(fld[4], fld[6]);
+		if (!d) {
+			warn_unknown(fld[4], fld[6]);
+			continue;
+		}
+		if (d->kind == K_INFO)
+			continue;
+		g = group_index(fld[4], fld[5], fld[6], d);
+		b = block_get(g, policy_index(fld[3]), rep, id);
+		if (d->kind == K_HIST) {
+			if (llh_parse_add(fld[7], b->hist))
+				die("%s:%ld: bad histogram", path, lineno);
+			b->n++;
+			continue;
+		}
+		v = strtod(fld[7], &end);
+		if (end == fld[7] || *end || !isfinite(v))
+			die("%s:%ld: bad value '%s'", path, lineno, fld[7]);
+		b->n++;
+		b->sum += v;
+		if (v > 0)
+			b->suminv += 1.0 / v;
+		else
+			b->nonpos = 1;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+}
+
+/* ------------------------------------------------------- statistics -- */
+
+/* Value of one block: Hmean, Amean or the percentile of its histogram. */
+static double block_value(const struct block *b, double q)
+{
+	switch (groups[b->group].def->kind) {
+	case K_THR:
+		return b->nonpos ? 0.0 : (double)b->n / b->suminv;
+	case K_TIME:
+		return b->sum / (double)b->n;
+	case K_HIST:
+		if (!llh_total(b->hist))
+			return NAN;
+		return llh_percentile(b->hist, q) / 1000.0;
+	default:
+		return NAN;
+	}
+}
+
+/* Combine several blocks of one group into one value, the same way. */
+static double combine(const int *idx, int k, enum kind kind, double q)
+{
+	double s = 0, v;
+	int i;
+
+	if (!k)
+		return NAN;
+	if (kind == K_HIST) {
+		uint64_t *h = calloc(LLH_NBUCKETS, sizeof(*h));
+		unsigned int j;
+
+		if (!h)
+			die("out of memory");
+		for (i = 0; i < k; i++)
+			for (j = 0; j < LLH_NBUCKETS; j++)
+				h[j] += blocks[idx[i]].hist[j];
+		v = llh_total(h) ? llh_percentile(h, q) / 1000.0 : NAN;
+		free(h);
+		return v;
+	}
+	for (i = 0; i < k; i++) {
+		v = block_value(&blocks[idx[i]], q);
+		if (kind == K_THR) {
+			if (!(v > 0))
+				return 0.0;
+			s += 1.0 / v;
+		} else {
+			s += v;
+		}
+	}
+	return kind == K_THR ? (double)k / s : s / (double)k;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t fnv(const char *s, uint64_t h)
+{
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	h ^= 0xff;
+	return h * 0x100000001b3ull;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double quantile(const double *a, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+
+	if (i >= n - 1)
+		return a[n - 1];
+	return a[i] + (pos - i) * (a[i + 1] - a[i]);
+}
+
+/*
+ * Geometric mean of exp(logs) and a percentile bootstrap interval: the
+ * mean of the logs is recomputed on @resamples resamples drawn with
+ * replacement, with a generator seeded from the seed and the row's key.
+ */
+static void gm_ci(const double *logs, int k, const char *key, struct row *r)
+{
+	uint64_t st = seed ^ fnv(key, 0xcbf29ce484222325ull);
+	double s = 0, *m;
+	int i, j;
+
+	r->pairs = k;
+	r->gmean = r->lo = r->hi = NAN;
+	if (!k)
+		return;
+	for (i = 0; i < k; i++)
+		s += logs[i];
+	r->gmean = exp(s / k);
+	if (k < 2)
+		return;
+	m = malloc(resamples * sizeof(*m));
+	if (!m)
+		die("out of memory");
+	for (j = 0; j < resamples; j++) {
+		s = 0;
+		for (i = 0; i < k; i++)
+			s += logs[splitmix(&st) % (uint64_t)k];
+		m[j] = s / k;
+	}
+	qsort(m, resamples, sizeof(*m), cmp_double);
+	r->lo = exp(quantile(m, resamples, (1 - conf) / 2));
+	r->hi = exp(quantile(m, resamples, 1 - (1 - conf) / 2));
+	free(m);
+	r->sig = k >= min_pairs && (r->lo > 1.0 || r->hi < 1.0);
+	if (r->sig && fail_pct >= 0) {
+		const struct mdef *d = r->g->def;
+
+		r->regress = d->higher ? r->gmean < 1 - fail_pct / 100
+				       : r->gmean > 1 + fail_pct / 100;
+	}
+}
+
+static struct row *new_row(const struct group *g, const char *metric,
+			   const char *policy, const char *role)
+{
+	struct row *r;
+
+	rows = xrealloc(rows, (nrows + 1) * sizeof(*rows));
+	r = &rows[nrows++];
+	memset(r, 0, sizeof(*r));
+	r->g = g;
+	r->metric = metric;
+	r->policy = policy;
+	r->role = role;
+	r->mean = r->cv = r->ratio = r->gmean = r->lo = r->hi = NAN;
+	return r;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Blocks of group g, policy p (rep < 0: any), in block order. */
+static int select_blocks(int g, int p, long rep, int *out)
+{
+	int i, k = 0;
+
+	for (i = 0; i < nblocks; i++)
+		if (blocks[i].group == g && blocks[i].policy == p &&
+		    (rep < 0 || blocks[i].rep == rep))
+			out[k++] = i;
+	/* blocks[] is in input order; sort by block id for A/A pairs */
+	for (i = 1; i < k; i++) {
+		int j = i, t = out[i];
+
+		while (j > 0 && blocks[out[j - 1]].id > blocks[t].id) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = t;
+	}
+	return k;
+}
+
+static void analyse_group(int g, int qi, int base)
+{
+	const struct group *gr = &groups[g];
+	enum kind kind = gr->def->kind;
+	double q = kind == K_HIST ? hist_q[qi] : 0;
+	const char *metric = kind == K_HIST ? hist_name[qi] : gr->metric;
+	int *idx = malloc((nblocks + 1) * sizeof(int));
+	int *idx2 = malloc((nblocks + 1) * sizeof(int));
+	long *reps = malloc((nblocks + 1) * sizeof(long));
+	double *logs = malloc((nblocks + 1) * sizeof(double));
+	double base_mean = NAN;
+	int nreps = 0, i, p, k, order;
+	char key[1024];
+
+	if (!idx || !idx2 || !reps || !logs)
+		die("out of memory");
+	for (i = 0; i < nblocks; i++) {
+		if (blocks[i].group != g)
+			continue;
+		reps[nreps++] = blocks[i].rep;
+	}
+	qsort(reps, nreps, sizeof(*reps), cmp_long);
+	for (i = 0, k = 0; i < nreps; i++)
+		if (!k || reps[k - 1] != reps[i])
+			reps[k++] = reps[i];
+	nreps = k;
+
+	/* baseline first, then the other policies in order of appearance */
+	for (order = -1; order < npolicies; order++) {
+		struct row *r;
+		double s = 0, s2 = 0, v;
+		int nlog = 0, j;
+
+		p = order < 0 ? base : order;
+		if (order >= 0 && p == base)
+			continue;
+		k = select_blocks(g, p, -1, idx);
+		if (!k)
+			continue;
+		r = new_row(gr, metric, policies[p],
+			    p == base ? "baseline" : "compare");
+		r->n = k;
+		for (i = 0; i < k; i++) {
+			v = block_value(&blocks[idx[i]], q);
+			r->samples += blocks[idx[i]].n;
+			s += v;
+			s2 += v * v;
+		}
+		r->mean = combine(idx, k, kind, q);
+		if (k >= 2 && s != 0) {
+			double am = s / k;
+			double var = (s2 - k * am * am) / (k - 1);
+
+			r->cv = 100.0 * sqrt(var > 0 ? var : 0) / fabs(am);
+		}
+		if (p == base)
+			base_mean = r->mean;
+		r->ratio = r->mean / base_mean;
+		snprintf(key, sizeof(key), "%s|%s|%s|%s", gr->workload,
+			 gr->level, metric, policies[p]);
+		if (p == base) {
+			r->ratio = 1.0;
+			continue;
+		}
+		for (j = 0; j < nreps; j++) {
+			int ka = select_blocks(g, p, reps[j], idx);
+			int kb = select_blocks(g, base, reps[j], idx2);
+			double va, vb;
+
+			if (!ka || !kb)
+				continue;
+			va = combine(idx, ka, kind, q);
+			vb = combine(idx2, kb, kind, q);
+			if (va > 0 && vb > 0 && isfinite(va) && isfinite(vb))
+				logs[nlog++] = log(va / vb);
+		}
+		gm_ci(logs, nlog, key, r);
+	}
+
+	/* A/A control: first vs second baseline block of every round */
+	if (base >= 0) {
+		struct row *r;
+		int nlog = 0, j;
+
+		for (j = 0; j < nreps; j++) {
+			double va, vb;
+
+			k = select_blocks(g, base, reps[j], idx);
+			if (k < 2)
+				continue;
+			va = block_value(&blocks[idx[0]], q);
+			vb = block_value(&blocks[idx[1]], q);
+			if (va > 0 && vb > 0 && isfinite(va) && isfinite(vb))
+				logs[nlog++] = log(va / vb);
+		}
+		if (nlog) {
+			r = new_row(gr, metric, "A/A", "aa");
+			r->n = nlog * 2;
+			snprintf(key, sizeof(key), "%s|%s|%s|A/A", gr->workload,
+				 gr->level, metric);
+			gm_ci(logs, nlog, key, r);
+			/* A/A is a control: never counted as a regression */
+			r->regress = 0;
+		}
+	}
+	free(idx);
+	free(idx2);
+	free(reps);
+	free(logs);
+}
+
+/* ----------------------------------------------------------- output -- */
+
+static const char *mean_name(const struct row *r)
+{
+	switch (r->g->def->kind) {
+	case K_THR:
+		return "Hmean";
+	case K_TIME:
+		return "Amean";
+	default:
+		return "Merged";
+	}
+}
+
+static void fmt_num(char *buf, size_t n, double v, const char *fmt)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, fmt, v);
+}
+
+static void print_text(FILE *f)
+{
+	int ww = 8, lw = 5, mw = 6, pw = 6, i;
+	char mean[32], cv[32], ratio[32], gm[32], ci[64];
+
+	for (i = 0; i < nrows; i++) {
+		int a = (int)strlen(rows[i].g->workload);
+		int b = (int)strlen(rows[i].g->level);
+		int c = (int)strlen(rows[i].metric);
+		int d = (int)strlen(rows[i].policy);
+
+		ww = a > ww ? a : ww;
+		lw = b > lw ? b : lw;
+		mw = c > mw ? c : mw;
+		pw = d > pw ? d : pw;
+	}
+	fprintf(f, "# baseline %s; gmean = geometric mean of the per-round "
+		"paired ratios policy/baseline;\n", baseline ? baseline : "-");
+	fprintf(f, "# %.0f%% percentile-bootstrap interval (%d resamples, "
+		"seed %llu); * = interval excludes 1.0 with >= %d pairs\n",
+		conf * 100, resamples, (unsigned long long)seed, min_pairs);
+	fprintf(f, "%-*s %-*s %-*s %-6s %-6s %-*s %4s %12s %7s %7s %7s  %s\n",
+		ww, "workload", lw, "level", mw, "metric", "better", "mean",
+		pw, "policy", "n", "value", "cv%", "ratio", "gmean",
+		"95% CI");
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		fmt_num(mean, sizeof(mean), r->mean, "%.6g");
+		fmt_num(cv, sizeof(cv), r->cv, "%.2f");
+		fmt_num(ratio, sizeof(ratio), r->ratio, "%.3f");
+		fmt_num(gm, sizeof(gm), r->gmean, "%.3f");
+		if (isnan(r->lo))
+			snprintf(ci, sizeof(ci), "-");
+		else
+			snprintf(ci, sizeof(ci), "[%.3f, %.3f]%s%s", r->lo,
+				 r->hi, r->sig ? " *" : "",
+				 r->regress ? " REGRESSION" : "");
+		if (!strcmp(r->role, "aa"))
+			snprintf(mean, sizeof(mean), "-");
+		fprintf(f, "%-*s %-*s %-*s %-6s %-6s %-*s %4d %12s %7s %7s %7s  %s\n",
+			ww, r->g->workload, lw, r->g->level, mw, r->metric,
+			r->g->def->higher ? "higher" : "lower",
+			strcmp(r->role, "aa") ? mean_name(r) : "-", pw,
+			r->policy, r->n, mean, cv,
+			strcmp(r->role, "aa") ? ratio : "-", gm, ci);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+	else
+		fputs("null", f);
+}
+
+static int print_json(FILE *f, int with_blocks)
+{
+	int i, nreg = 0;
+
+	for (i = 0; i < nrows; i++)
+		nreg += rows[i].regress;
+	fprintf(f, "{\n  \"tool\": \"wpstats\",\n  \"format\": 1,\n"
+		"  \"baseline\": ");
+	if (baseline)
+		json_str(f, baseline);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n  \"seed\": %llu,\n  \"resamples\": %d,\n"
+		"  \"confidence\": %g,\n  \"min_pairs\": %d,\n"
+		"  \"fail_if_regress_pct\": ",
+		(unsigned long long)seed, resamples, conf, min_pairs);
+	json_num(f, fail_pct >= 0 ? fail_pct : NAN);
+	fprintf(f, ",\n  \"regressions\": %d,\n  \"rows\": [", nreg);
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		fprintf(f, "%s\n    {\"workload\": ", i ? "," : "");
+		json_str(f, r->g->workload);
+		fputs(", \"level\": ", f);
+		json_str(f, r->g->level);
+		fputs(", \"metric\": ", f);
+		json_str(f, r->metric);
+		fprintf(f, ", \"better\": \"%s\", \"mean_kind\": \"%s\", "
+			"\"unit\": ", r->g->def->higher ? "higher" : "lower",
+			mean_name(r));
+		json_str(f, r->g->def->unit);
+		fputs(", \"policy\": ", f);
+		json_str(f, r->policy);
+		fprintf(f, ", \"role\": \"%s\", \"n\": %d, \"samples\": %ld, "
+			"\"mean\": ", r->role, r->n, r->samples);
+		json_num(f, !strcmp(r->role, "aa") ? NAN : r->mean);
+		fputs(", \"cv_pct\": ", f);
+		json_num(f, r->cv);
+		fputs(", \"ratio\": ", f);
+		json_num(f, !strcmp(r->role, "aa") ? NAN : r->ratio);
+		fprintf(f, ", \"pairs\": %d, \"gmean\": ", r->pairs);
+		json_num(f, r->gmean);
+		fputs(", \"ci_lo\": ", f);
+		json_num(f, r->lo);
+		fputs(", \"ci_hi\": ", f);
+		json_num(f, r->hi);
+		fprintf(f, ", \"significant\": %s, \"regression\": %s}",
+			r->sig ? "true" : "false",
+			r->regress ? "true" : "false");
+	}
+	fputs("\n  ]", f);
+	if (with_blocks) {
+		fputs(",\n  \"blocks\": [", f);
+		for (i = 0; i < nblocks; i++) {
+			const struct block *b = &blocks[i];
+			const struct group *g = &groups[b->group];
+
+			fprintf(f, "%s\n    {\"block\": %ld, \"rep\": %ld, "
+				"\"policy\": ", i ? "," : "", b->id, b->rep);
+			json_str(f, policies[b->policy]);
+			fputs(", \"workload\": ", f);
+			json_str(f, g->workload);
+			fputs(", \"level\": ", f);
+			json_str(f, g->level);
+			fputs(", \"metric\": ", f);
+			json_str(f, g->def->kind == K_HIST ? "lat_p99_us"
+							   : g->metric);
+			fprintf(f, ", \"samples\": %ld, \"value\": ", b->n);
+			json_num(f, block_value(b, 0.99));
+			fputc('}', f);
+		}
+		fputs("\n  ]", f);
+	}
+	fputs("\n}\n", f);
+	return nreg;
+}
+
+static void print_blocks(FILE *f)
+{
+	int i;
+
+	fprintf(f, "# per-block values (Hmean/Amean of the block's samples; "
+		"histograms: merged p99)\n");
+	fprintf(f, "%6s %4s %-12s %-12s %-6s %-14s %7s %12s\n", "block", "rep",
+		"policy", "workload", "level", "metric", "samples", "value");
+	for (i = 0; i < nblocks; i++) {
+		const struct block *b = &blocks[i];
+		const struct group *g = &groups[b->group];
+
+		fprintf(f, "%6ld %4ld %-12s %-12s %-6s %-14s %7ld %12.6g\n",
+			b->id, b->rep, policies[b->policy], g->workload,
+			g->level, g->def->kind == K_HIST ? "lat_p99_us"
+							 : g->metric,
+			b->n, block_value(b, 0.99));
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s [options] CSV...\n"
+		"  -m, --metrics FILE     metrics table (default: metrics next to\n"
+		"                         this program's directory)\n"
+		"  -b, --baseline NAME    baseline policy (default: first seen)\n"
+		"  -s, --seed N           bootstrap seed (default 1)\n"
+		"  -B, --resamples N      bootstrap resamples (default 2000)\n"
+		"  -c, --confidence C     interval level (default 0.95)\n"
+		"  -p, --min-pairs N      pairs needed for a * (default 3)\n"
+		"  -f, --fail-if-regress PCT  exit 3 on a significant regression\n"
+		"                         worse than PCT percent\n"
+		"  -j, --json FILE        write JSON ('-' = stdout, no text)\n"
+		"  -k, --blocks           also list per-block values\n"
+		"  -q, --quiet            no text table\n", prog);
+	exit(2);
+}
+
+static char *default_metrics(const char *argv0)
+{
+	char *p = realpath("/proc/self/exe", NULL), *s;
+	static char buf[4096];
+
+	(void)argv0;
+	if (!p)
+		return "metrics";
+	s = strrchr(p, '/');
+	if (s)
+		*s = '\0';
+	/* bin/wpstats -> ../metrics */
+	snprintf(buf, sizeof(buf), "%s/../metrics", p);
+	free(p);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "metrics", 1, NULL, 'm' },
+		{ "baseline", 1, NULL, 'b' },
+		{ "seed", 1, NULL, 's' },
+		{ "resamples", 1, NULL, 'B' },
+		{ "confidence", 1, NULL, 'c' },
+		{ "min-pairs", 1, NULL, 'p' },
+		{ "fail-if-regress", 1, NULL, 'f' },
+		{ "json", 1, NULL, 'j' },
+		{ "blocks", 0, NULL, 'k' },
+		{ "quiet", 0, NULL, 'q' },
+		{ "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *metrics = NULL, *json = NULL;
+	int opt, quiet = 0, with_blocks = 0, base = -1, g, q, nreg;
+	char *end;
+
+	while ((opt = getopt_long(argc, argv, "m:b:s:B:c:p:f:j:kqh", lopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			metrics = optarg;
+			break;
+		case 'b':
+			baseline = optarg;
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 0);
+			if (end == optarg || *end)
+				die("bad seed '%s'", optarg);
+			break;
+		case 'B':
+			resamples = atoi(optarg);
+			if (resamples < 100 || resamples > 1000000)
+				die("resamples must be 100..1000000");
+			break;
+		case 'c':
+			conf = strtod(optarg, &end);
+			if (end == optarg || *end || conf <= 0.5 || conf >= 1)
+				die("confidence must be in (0.5, 1)");
+			break;
+		case 'p':
+			min_pairs = atoi(optarg);
+			if (min_pairs < 2)
+				die("min-pairs must be >= 2");
+			break;
+		case 'f':
+			fail_pct = strtod(optarg, &end);
+			if (end == optarg || *end || fail_pct < 0)
+				die("bad percentage '%s'", optarg);
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'k':
+			with_blocks = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind >= argc)
+		usage();
+	load_metrics(metrics ? metrics : default_metrics(argv[0]));
+	for (; optind < argc; optind++)
+		read_csv(argv[optind]);
+	if (baseline) {
+		for (base = 0; base < npolicies; base++)
+			if (!strcmp(policies[base], baseline))
+				break;
+		if (base == npolicies)
+			die("baseline policy '%s' not in the data", baseline);
+	} else if (npolicies) {
+		base = 0;
+		baseline = policies[0];
+	}
+	for (g = 0; g < ngroups; g++) {
+		if (groups[g].def->kind == K_HIST)
+			for (q = 0; q < 4; q++)
+				analyse_group(g, q, base);
+		else
+			analyse_group(g, 0, base);
+	}
+	if (json && !strcmp(json, "-")) {
+		nreg = print_json(stdout, with_blocks);
+	} else {
+		if (!quiet) {
+			print_text(stdout);
+			if (with_blocks) {
+				putchar('\n');
+				print_blocks(stdout);
+			}
+		}
+		nreg = 0;
+		if (json) {
+			FILE *f = fopen(json, "w");
+
+			if (!f)
+				die("cannot write %s: %s", json,
+				    strerror(errno));
+			nreg = print_json(f, with_blocks);
+			if (fclose(f))
+				die("write %s: %s", json, strerror(errno));
+		} else {
+			int i;
+
+			for (i = 0; i < nrows; i++)
+				nreg += rows[i].regress;
+		}
+	}
+	return fail_pct >= 0 && nreg ? 3 : 0;
+}
