@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakeplacectl: status, load, unload and reading the kernel log.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wakeplacectl.h"
+
+/* Kernel flavours the module has a compat layer for (REFERENCES.md). */
+static const char *const flavours[] = { "6.1", "6.12", NULL };
+
+/* "6.12.95+deb12-amd64" -> "6.12" */
+static void flavour_of(const char *release, char *fl, size_t len)
+{
+	size_t n = strspn(release, "0123456789");
+
+	if (release[n] == '.')
+		n += 1 + strspn(release + n + 1, "0123456789");
+	if (n >= len)
+		n = len - 1;
+	memcpy(fl, release, n);
+	fl[n] = '\0';
+}
+
+static bool flavour_supported(const char *fl)
+{
+	int i;
+
+	for (i = 0; flavours[i]; i++)
+		if (!strcmp(fl, flavours[i]))
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Kernel log
+ */
+
+/* Strip "[   1.234] " (dmesg) or "6,123,456,-;" (/dev/kmsg) prefixes. */
+static const char *log_text(const char *line)
+{
+	const char *s = line, *semi;
+
+	if (*s == '<') {			/* dmesg -r: "<6>[...] ..." */
+		const char *e = strchr(s, '>');
+
+		if (e)
+			s = e + 1;
+	}
+	if (*s == '[') {
+		const char *e = strchr(s, ']');
+
+		if (e)
+			s = e + 1;
+	}
+	semi = strchr(s, ';');
+	if (semi && strspn(s, "0123456789,-+cx") == (size_t)(semi - s))
+		s = semi + 1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static void consider(const char *line, char *buf, size_t len, int *found)
+{
+	const char *t = log_text(line);
+	size_t n;
+
+	if (strncmp(t, "wakeplace:", 10))
+		return;
+	n = strcspn(t, "\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, t, n);
+	buf[n] = '\0';
+	*found = 1;
+}
+
+static int scan_stream(FILE *f, char *buf, size_t len, int *found)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int lines = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		consider(line, buf, len, found);
+		lines++;
+	}
+	free(line);
+	return lines;
+}
+
+/*
+ * Find the last kernel log line starting with "wakeplace:": from the file
+ * $WAKEPLACE_DMESG when set, else from `dmesg`, else from /dev/kmsg.
+ * Returns 1 if found.
+ */
+int last_dmesg_line(char *buf, size_t len)
+{
+	const char *env = getenv("WAKEPLACE_DMESG");
+	char rec[8192];
+	int found = 0, fd;
+	ssize_t n;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (env && *env) {
+		f = fopen(env, "re");
+		if (!f)
+			return 0;
+		scan_stream(f, buf, len, &found);
+		fclose(f);
+		return found;
+	}
+	f = popen("dmesg 2>/dev/null", "r");
+	if (f) {
+		int lines = scan_stream(f, buf, len, &found);
+
+		pclose(f);
+		if (lines)
+			return found;
+	}
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* record overwritten, go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		consider(rec, buf, len, &found);
+	}
+	close(fd);
+	return found;
+}
+
+/* A human explanation of a "wakeplace:" log line, or NULL. */
+const char *explain_log(const char *line)
+{
+	if (strcasestr(line, "EBUSY") || strcasestr(line, "busy") ||
+	    strstr(line, "-16") || strcasestr(line, "IPMODIFY"))
+		return "select_task_rq_fair is already patched by livepatch or another ftrace IPMODIFY user";
+	if (strcasestr(line, "layout"))
+		return "the running kernel's scheduler layout does not match the module's build; rebuild the module against this kernel's headers";
+	if (strcasestr(line, "lockdown"))
+		return "kernel lockdown refused it (Secure Boot)";
+	if (strcasestr(line, "symbol"))
+		return "a kernel symbol the module needs was not found: unsupported kernel build";
+	if (strcasestr(line, "support"))
+		return "this kernel is not supported by the module build";
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * status
+ */
+
+/* 1 attached, 0 not attached, -1 unknown (enabled_functions unreadable). */
+static int hook_state(char *line, size_t len)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/enabled_functions",
+		"/sys/kernel/debug/tracing/enabled_functions",
+		NULL,
+	};
+	const char *env = getenv("WAKEPLACE_ENABLED_FUNCTIONS");
+	const char *one[2] = { env, NULL };
+	const char *const *p = env && *env ? one : paths;
+	char *l = NULL;
+	size_t cap = 0;
+	int state = -1;
+	FILE *f;
+
+	line[0] = '\0';
+	for (; *p && state < 0; p++) {
+		f = fopen(*p, "re");
+		if (!f)
+			continue;
+		state = 0;
+		while (getline(&l, &cap, f) > 0) {
+			if (!strncmp(l, "select_task_rq_fair", 19) &&
+			    (l[19] == ' ' || l[19] == '\t' || l[19] == '\n' ||
+			     !l[19])) {
+				snprintf(line, len, "%s", trim(l));
+				state = 1;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	free(l);
+	return state;
+}
+
+static int status_not_loaded(const char *running)
+{
+	char log[512], fl[32];
+	const char *why = NULL;
+	bool sup, have_log;
+
+	flavour_of(running, fl, sizeof(fl));
+	sup = flavour_supported(fl);
+	have_log = last_dmesg_line(log, sizeof(log));
+	if (have_log)
+		why = explain_log(log);
+	if (g.json) {
+		j_bool("loaded", false);
+		j_obj("kernel");
+		j_str("running", running);
+		j_str("flavour", fl);
+		j_bool("supported", sup);
+		j_end();
+		j_str("log", have_log ? log : NULL);
+		j_str("reason", why);
+		j_str("hint", "load it with `wakeplacectl load`");
+		j_str("error", "wakeplace module not loaded");
+		g.json_keep = true;
+		return EX_NOTLOADED;
+	}
+	printf("module:      not loaded (%s does not exist)\n", g.root);
+	printf("kernel:      %s (%s)\n", running,
+	       sup ? "supported" : "not supported: the module supports 6.1 and 6.12 kernels");
+	if (have_log)
+		printf("last log:    %s\n", log);
+	if (why)
+		printf("reason:      %s\n", why);
+	printf("hint:        load it with `wakeplacectl load` (as root)\n");
+	return EX_NOTLOADED;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	char ver[64], kern[256], pol[WP_NAME_MAX + 2], shadow[WP_NAME_MAX + 2];
+	char state[512], ctr[WP_FILE_MAX], hook[512], period[32], fl[64];
+	char rel_k[128] = "?", problems[8][600];
+	const char *reason = NULL;
+	struct utsname u;
+	int np = 0, hs, i;
+	bool sup = false;
+	char *line, *save;
+	uint64_t corrected = 0, v;
+
+	if (argc > 1 && !(argc == 2 && !strcmp(argv[1], "show")))
+		return usage_err("status takes no arguments ('%s')", argv[1]);
+	if (uname(&u))
+		strcpy(u.release, "?");
+	if (!module_loaded())
+		return status_not_loaded(u.release);
+
+#define RD(rel, buf) do {						\
+		if (read_attr(rel, buf, sizeof(buf)) < 0)		\
+			strcpy(buf, "?");				\
+		memmove(buf, trim(buf), strlen(trim(buf)) + 1);		\
+	} while (0)
+	RD("version", ver);
+	RD("kernel", kern);
+	RD("policy", pol);
+	RD("shadow", shadow);
+	RD("state", state);
+	RD("sample_period", period);
+#undef RD
+	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
+		ctr[0] = '\0';
+	hs = hook_state(hook, sizeof(hook));
+
+	/* "<release> <flavour>" */
+	fl[0] = '\0';
+	if (sscanf(kern, "%127s %63s", rel_k, fl) == 2) {
+		char rfl[32];
+
+		flavour_of(rel_k, rfl, sizeof(rfl));
+		sup = !strcmp(rfl, fl);
+		if (!sup)
+			snprintf(problems[np++], sizeof(problems[0]),
+				 "module built for %s but the kernel is %s; rebuild for this kernel",
+				 fl, rel_k);
+		if (strcmp(rel_k, u.release))
+			snprintf(problems[np++], sizeof(problems[0]),
+				 "module reports kernel %s but uname says %s",
+				 rel_k, u.release);
+	}
+	if (!strncmp(state, "reverted", 8)) {
+		reason = state + 8;
+		while (*reason == ':' || *reason == ' ')
+			reason++;
+		snprintf(problems[np++], sizeof(problems[0]),
+			 "self-protection reverted to stock (%s); check dmesg, then `wakeplacectl policy set NAME`",
+			 reason);
+	} else if (strcmp(state, "ok")) {
+		snprintf(problems[np++], sizeof(problems[0]),
+			 "unexpected state '%s'", state);
+	}
+	if (hs == 0 && strcmp(pol, "stock"))
+		snprintf(problems[np++], sizeof(problems[0]),
+			 "select_task_rq_fair is not in enabled_functions: the hook is not attached");
+	for (line = strtok_r(ctr, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "corrected ", 10) &&
+		    !parse_u64(trim(line + 10), &v))
+			corrected = v;
+	if (corrected)
+		snprintf(problems[np++], sizeof(problems[0]),
+			 "%llu picks were outside the allowed CPUs and were corrected (a policy bug); see dmesg",
+			 (unsigned long long)corrected);
+
+	if (g.json) {
+		j_bool("loaded", true);
+		j_str("version", ver);
+		j_obj("kernel");
+		j_str("release", rel_k);
+		j_str("flavour", fl);
+		j_str("running", u.release);
+		j_bool("supported", sup);
+		j_end();
+		j_str("policy", pol);
+		j_str("shadow", shadow);
+		j_str("state", state);
+		if (reason) {
+			char rp[WP_NAME_MAX + 2] = "";
+			const char *colon = strchr(reason, ':');
+			size_t n = colon ? (size_t)(colon - reason) : 0;
+
+			if (n > WP_NAME_MAX)
+				n = 0;
+			memcpy(rp, reason, n);
+			rp[n] = '\0';
+			j_obj("reverted");
+			j_str("policy", n ? rp : NULL);
+			j_str("reason", colon ? trim((char *)colon + 1) : reason);
+			j_end();
+		} else {
+			j_null("reverted");
+		}
+		j_str("hook", hs > 0 ? "attached" : hs == 0 ? "detached" : "unknown");
+		j_str("hook_line", hs > 0 ? hook : NULL);
+		if (!parse_u64(period, &v))
+			j_u64("sample_period", v);
+		else
+			j_null("sample_period");
+		j_obj("counters");
+		if (read_attr("counters", ctr, sizeof(ctr)) < 0)
+			ctr[0] = '\0';
+		for (line = strtok_r(ctr, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *sp = line + strcspn(line, " \t");
+
+			if (!*sp)
+				continue;
+			*sp++ = '\0';
+			if (!parse_u64(trim(sp), &v))
+				j_u64(line, v);
+		}
+		j_end();
+		j_arr("problems");
+		for (i = 0; i < np; i++)
+			j_str(NULL, problems[i]);
+		j_end();
+		return 0;
+	}
+	printf("module:      loaded, version %s (%s)\n", ver, g.root);
+	printf("kernel:      %s, module flavour %s (%s)\n", rel_k,
+	       fl[0] ? fl : "?", sup ? "supported" : "NOT supported");
+	printf("policy:      %s\n", pol);
+	printf("shadow:      %s\n", shadow);
+	printf("state:       %s\n", state);
+	if (hs > 0)
+		printf("hook:        attached (%s)\n", hook);
+	else if (hs == 0)
+		printf("hook:        not attached (select_task_rq_fair not in enabled_functions)\n");
+	else
+		printf("hook:        unknown (enabled_functions not readable; mount tracefs, run as root)\n");
+	printf("sample:      one pick in %s timed\n", period);
+	printf("counters:   ");
+	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
+		ctr[0] = '\0';
+	for (line = strtok_r(ctr, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = line + strcspn(line, " \t");
+
+		if (!*sp)
+			continue;
+		*sp++ = '\0';
+		if (g.verbose || !strcmp(line, "redirected") ||
+		    !strcmp(line, "handed_back") || !strcmp(line, "corrected"))
+			printf(" %s %s", line, trim(sp));
+	}
+	printf("\n");
+	for (i = 0; i < np; i++)
+		printf("problem:     %s\n", problems[i]);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * load, unload
+ */
+
+/* Split "cmd args" from the environment (or dflt) into av. */
+static int split_cmd(const char *env, const char *dflt, char *store,
+		     size_t len, char **av, int max)
+{
+	const char *s = getenv(env);
+	char *tok, *save;
+	int n = 0;
+
+	snprintf(store, len, "%s", s && *s ? s : dflt);
+	for (tok = strtok_r(store, " \t", &save); tok && n < max - 1;
+	     tok = strtok_r(NULL, " \t", &save))
+		av[n++] = tok;
+	av[n] = NULL;
+	return n;
+}
+
+/* Run av, stdout and stderr into out. Returns the exit status, or -1. */
+static int run_cmd(char **av, char *out, size_t len)
+{
+	size_t got = 0;
+	int pfd[2], st, i;
+	ssize_t r;
+	pid_t pid;
+
+	out[0] = '\0';
+	if (g.verbose) {
+		fprintf(stderr, "wakeplacectl: run:");
+		for (i = 0; av[i]; i++)
+			fprintf(stderr, " %s", av[i]);
+		fputc('\n', stderr);
+	}
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		execvp(av[0], av);
+		fprintf(stderr, "cannot run %s: %s\n", av[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		char tmp[512];
+
+		r = read(pfd[0], tmp, sizeof(tmp));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (got + r >= len)
+			r = len - 1 - got;
+		memcpy(out + got, tmp, r);
+		got += r;
+	}
+	out[got] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (g.verbose && got)
+		fprintf(stderr, "wakeplacectl: output: %s", out);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Guess the errno from kmod's insmod/modprobe/rmmod message. */
+static int output_errno(const char *out)
+{
+	static const struct {
+		const char *text;
+		int err;
+	} kmod[] = {
+		{ "Invalid module format", ENOEXEC },
+		{ "Unknown symbol in module", ENOENT },
+		{ "Invalid parameters", EINVAL },
+		{ "wrong symbol version", ESRCH },
+		{ "is in use", EBUSY },
+		{ "not currently loaded", ESRCH },
+		{ "Key was rejected", EKEYREJECTED },
+	};
+	static const int errs[] = {
+		EBUSY, EEXIST, EPERM, EACCES, ENOKEY, EKEYREJECTED, ENOEXEC,
+		ENOMEM, ENODEV, EINVAL, ENOENT, EFAULT, ENOSPC, ETIMEDOUT,
+		EAGAIN, EINTR,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(kmod) / sizeof(kmod[0]); i++)
+		if (strstr(out, kmod[i].text))
+			return kmod[i].err;
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+		if (strstr(out, strerror(errs[i])))
+			return errs[i];
+	return 0;
+}
+
+static const char *first_line(char *out)
+{
+	char *s = trim(out);
+
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static int load_failed(const char *tool, char *out, int status)
+{
+	char log[512], lpart[600] = "";
+	int err = output_errno(out);
+	const char *why;
+
+	if (status == 127)
+		return fail(EX_FAIL, "%s: %s; install kmod or set the command in the environment",
+			    tool, first_line(out));
+	if (strstr(out, "not found") && !strcmp(tool, "modprobe"))
+		return fail(EX_FAIL, "wakeplace is not installed for this kernel (modprobe: not found); pass --ko PATH, e.g. `wakeplacectl load --ko module/wakeplace.ko`");
+	if (last_dmesg_line(log, sizeof(log))) {
+		why = explain_log(log);
+		snprintf(lpart, sizeof(lpart), "; kernel log: %s%s%s", log,
+			 why ? " => " : "", why ? why : "");
+	}
+	switch (err) {
+	case EBUSY:
+		return fail(EX_FAIL, "%s failed (%s): select_task_rq_fair is already patched by livepatch or another ftrace IPMODIFY user; remove that user (e.g. disable the livepatch) and retry",
+			    tool, strerror(err));
+	case EEXIST:
+		return fail(EX_FAIL, "%s failed (%s): wakeplace is already loaded; `wakeplacectl unload` first",
+			    tool, strerror(err));
+	case EPERM:
+	case EACCES:
+	case ENOKEY:
+	case EKEYREJECTED:
+		return fail(EX_PERM, "%s failed (%s): kernel lockdown or module signature enforcement refused the module, or not root; sign the module or disable Secure Boot/lockdown%s",
+			    tool, strerror(err), lpart);
+	case ENOEXEC:
+		return fail(EX_FAIL, "%s failed (invalid module format): the module was built for another kernel; rebuild it for this kernel%s",
+			    tool, lpart);
+	case 0:
+		return fail(EX_FAIL, "%s failed: %s%s%s", tool, first_line(out),
+			    lpart[0] ? "" : "; see `dmesg | grep wakeplace`",
+			    lpart);
+	default:
+		return fail(EX_FAIL, "%s failed (%s)%s%s", tool, strerror(err),
+			    lpart[0] ? "" : "; see `dmesg | grep wakeplace`",
+			    lpart);
+	}
+}
+
+static bool wait_loaded(bool want)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (module_loaded() == want)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return module_loaded() == want;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	char store[WP_ARG_MAX + 1], out[8192], cur[WP_NAME_MAX + 2];
+	char *policy = NULL, *ko = NULL, *av[WP_ARG_MAX / 2];
+	const char *tool;
+	struct wp_policies p;
+	int i, n, rc = 0, idx, st;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (opt_match(&i, argc, argv, "--policy", "-P", &policy, &rc) ||
+		    opt_match(&i, argc, argv, "--ko", "-k", &ko, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		return usage_err("unknown load argument '%s'; module parameters go after `--`",
+				 argv[i]);
+	}
+	if (policy) {
+		rc = check_name(policy, "policy");
+		if (rc)
+			return rc;
+	}
+	if (argc - i > 64)
+		return usage_err("too many module parameters (%d, at most 64)",
+				 argc - i);
+	if (module_loaded())
+		return fail(EX_FAIL, "wakeplace is already loaded (%s exists); `wakeplacectl unload` first, or switch with `wakeplacectl policy set NAME`",
+			    g.root);
+	if (geteuid() != 0)
+		return fail(EX_PERM, "loading a module needs root; run `sudo wakeplacectl load ...`");
+	if (ko && access(ko, R_OK))
+		return fail(EX_FAIL, "cannot read module file %s: %s; build it with `make` first",
+			    ko, strerror(errno));
+	if (ko) {
+		tool = "insmod";
+		n = split_cmd("WAKEPLACE_INSMOD", "insmod", store, sizeof(store),
+			      av, 16);
+		av[n++] = ko;
+	} else {
+		tool = "modprobe";
+		n = split_cmd("WAKEPLACE_MODPROBE", "modprobe", store,
+			      sizeof(store), av, 16);
+		av[n++] = "wakeplace";
+	}
+	for (; i < argc; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	st = run_cmd(av, out, sizeof(out));
+	if (st != 0)
+		return load_failed(tool, out, st);
+	if (!wait_loaded(true))
+		return fail(EX_FAIL, "%s succeeded but %s did not appear; see `dmesg | grep wakeplace`",
+			    tool, g.root);
+	verbose("module loaded with %s", tool);
+	if (g.json) {
+		j_bool("loaded", true);
+		j_str("command", tool);
+	}
+	if (policy) {
+		rc = load_policies(&p);
+		if (rc)
+			return rc;
+		rc = lookup_policy(&p, policy, &idx);
+		if (rc)
+			return fail(rc, "module loaded, but: %s", error_message());
+		return set_policy(policy);
+	}
+	if (g.json) {
+		if (read_attr("policy", cur, sizeof(cur)) < 0)
+			j_null("policy");
+		else
+			j_str("policy", trim(cur));
+	}
+	return 0;
+}
+
+int cmd_unload(int argc, char **argv)
+{
+	char store[WP_ARG_MAX + 1], out[8192], log[512], *av[20];
+	int n, st, err;
+
+	if (argc > 1)
+		return usage_err("unload takes no arguments ('%s')", argv[1]);
+	if (!module_loaded())
+		return fail(EX_NOTLOADED, "wakeplace is not loaded (%s does not exist); nothing to unload",
+			    g.root);
+	if (geteuid() != 0)
+		return fail(EX_PERM, "unloading a module needs root; run `sudo wakeplacectl unload`");
+	n = split_cmd("WAKEPLACE_RMMOD", "rmmod", store, sizeof(store), av, 16);
+	av[n++] = "wakeplace";
+	av[n] = NULL;
+	st = run_cmd(av, out, sizeof(out));
+	if (st == 127)
+		return fail(EX_FAIL, "rmmod: %s; install kmod", first_line(out));
+	if (st != 0) {
+		err = output_errno(out);
+		if (err == EBUSY)
+			return fail(EX_FAIL, "rmmod failed: the module is in use; stop what holds it and retry");
+		if (err == EPERM || err == EACCES)
+			return fail(EX_PERM, "rmmod failed (%s): not root, or module unloading is disabled (lockdown, modules_disabled)",
+				    strerror(err));
+		if (err == ESRCH)
+			return fail(EX_NOTLOADED, "rmmod: wakeplace is not loaded");
+		if (last_dmesg_line(log, sizeof(log)))
+			return fail(EX_FAIL, "rmmod failed: %s; kernel log: %s",
+				    first_line(out), log);
+		return fail(EX_FAIL, "rmmod failed: %s; see `dmesg | grep wakeplace`",
+			    first_line(out));
+	}
+	if (!wait_loaded(false))
+		return fail(EX_FAIL, "rmmod succeeded but %s is still there",
+			    g.root);
+	verbose("module unloaded");
+	if (g.json)
+		j_bool("loaded", false);
+	return 0;
+}

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakeplacectl: policy list/show/set, tune, shadow show/set.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wakeplacectl.h"
+
+static void read_description(const char *name, char *buf, size_t len)
+{
+	char rel[WP_NAME_MAX + 32];
+
+	snprintf(rel, sizeof(rel), "policies/%s/description", name);
+	if (read_attr(rel, buf, len) < 0)
+		buf[0] = '\0';
+	else
+		memmove(buf, trim(buf), strlen(trim(buf)) + 1);
+}
+
+static void read_shadow(char *buf, size_t len)
+{
+	if (read_attr("shadow", buf, len) < 0)
+		snprintf(buf, len, "unknown");
+	else
+		memmove(buf, trim(buf), strlen(trim(buf)) + 1);
+}
+
+/* Current value of a tunable: its own file, else the tunables line. */
+static long long tunable_value(const char *pol, const struct wp_tunable *t)
+{
+	char rel[2 * WP_NAME_MAX + 32], buf[64];
+	long long v;
+
+	snprintf(rel, sizeof(rel), "policies/%s/%s", pol, t->name);
+	if (read_attr(rel, buf, sizeof(buf)) >= 0 && !parse_ll(trim(buf), &v))
+		return v;
+	return t->value;
+}
+
+int cmd_policy_list(int argc, char **argv)
+{
+	struct wp_policies p;
+	char shadow[WP_NAME_MAX + 2], desc[512];
+	int i, rc, w = 4;
+
+	if (argc > 1)
+		return usage_err("policy list takes no arguments ('%s')",
+				 argv[1]);
+	rc = load_policies(&p);
+	if (rc)
+		return rc;
+	read_shadow(shadow, sizeof(shadow));
+	if (g.json) {
+		j_str("active", p.active >= 0 ? p.name[p.active] : NULL);
+		j_str("shadow", shadow);
+		j_arr("policies");
+		for (i = 0; i < p.n; i++) {
+			read_description(p.name[i], desc, sizeof(desc));
+			j_obj(NULL);
+			j_str("name", p.name[i]);
+			j_bool("active", i == p.active);
+			j_bool("shadow", !strcmp(shadow, p.name[i]));
+			j_str("description", desc);
+			j_end();
+		}
+		j_end();
+		return 0;
+	}
+	for (i = 0; i < p.n; i++)
+		if ((int)strlen(p.name[i]) > w)
+			w = strlen(p.name[i]);
+	printf("  %-*s  %s\n", w, "NAME", "DESCRIPTION");
+	for (i = 0; i < p.n; i++) {
+		read_description(p.name[i], desc, sizeof(desc));
+		printf("%c %-*s  %s\n",
+		       i == p.active ? '*' : !strcmp(shadow, p.name[i]) ?
+		       '+' : ' ', w, p.name[i], desc);
+	}
+	if (g.verbose)
+		printf("(* active, + shadow)\n");
+	return 0;
+}
+
+static int show_policy(const struct wp_policies *p, int idx)
+{
+	struct wp_tunable t[WP_MAX_TUNABLES];
+	char desc[512];
+	const char *name = p->name[idx];
+	int i, n, rc;
+
+	rc = load_tunables(name, t, &n);
+	if (rc)
+		return rc;
+	read_description(name, desc, sizeof(desc));
+	if (g.json) {
+		j_str("name", name);
+		j_bool("active", idx == p->active);
+		j_str("description", desc);
+		j_arr("tunables");
+		for (i = 0; i < n; i++) {
+			j_obj(NULL);
+			j_str("name", t[i].name);
+			j_i64("value", tunable_value(name, &t[i]));
+			j_i64("min", t[i].min);
+			j_i64("max", t[i].max);
+			j_end();
+		}
+		j_end();
+		return 0;
+	}
+	printf("policy:      %s%s\n", name, idx == p->active ? " (active)" : "");
+	printf("description: %s\n", desc);
+	if (!n) {
+		printf("tunables:    none\n");
+		return 0;
+	}
+	printf("tunables:\n  %-20s %12s %12s %12s\n", "KEY", "VALUE", "MIN", "MAX");
+	for (i = 0; i < n; i++)
+		printf("  %-20s %12lld %12lld %12lld\n", t[i].name,
+		       tunable_value(name, &t[i]), t[i].min, t[i].max);
+	return 0;
+}
+
+int cmd_policy_show(int argc, char **argv)
+{
+	struct wp_policies p;
+	int idx, rc;
+
+	if (argc > 2)
+		return usage_err("policy show takes at most one NAME");
+	rc = load_policies(&p);
+	if (rc)
+		return rc;
+	if (argc == 2) {
+		rc = lookup_policy(&p, argv[1], &idx);
+		if (rc)
+			return rc;
+	} else {
+		idx = p.active;
+		if (idx < 0)
+			return fail(EX_FAIL, "cannot tell the active policy from %s/policy; name one: `wakeplacectl policy show NAME`",
+				    g.root);
+	}
+	return show_policy(&p, idx);
+}
+
+/* ------------------------------------------------------------------------
+ * Tunable assignments: everything is checked before anything is written,
+ * and earlier writes are undone when a later one fails.
+ */
+
+struct assign {
+	int t;			/* index into the tunables */
+	long long val;
+	long long old;
+};
+
+static int parse_assignments(const char *pol, int argc, char **argv,
+			     struct wp_tunable *t, int nt, struct assign *a)
+{
+	char names[WP_MAX_TUNABLES * (WP_NAME_MAX + 1) + 1];
+	int i, j;
+
+	names[0] = '\0';
+	for (j = 0; j < nt; j++) {
+		strcat(names, j ? " " : "");
+		strcat(names, t[j].name);
+	}
+	if (argc > nt && nt > 0)
+		return usage_err("too many KEY=VALUE for policy %s (tunables: %s)",
+				 pol, names);
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '='), *val;
+		size_t klen;
+
+		if (!eq || eq == argv[i])
+			return usage_err("malformed '%s' (expected KEY=VALUE, e.g. %s=%lld)",
+					 argv[i], nt ? t[0].name : "key",
+					 nt ? t[0].value : 1LL);
+		klen = eq - argv[i];
+		val = eq + 1;
+		if (klen > WP_NAME_MAX)
+			return usage_err("tunable name too long (%zu chars, at most %d)",
+					 klen, WP_NAME_MAX);
+		for (j = 0; j < nt; j++)
+			if (strlen(t[j].name) == klen &&
+			    !strncmp(t[j].name, argv[i], klen))
+				break;
+		if (j == nt) {
+			if (!nt)
+				return usage_err("policy %s has no tunables ('%.*s')",
+						 pol, (int)klen, argv[i]);
+			return usage_err("unknown tunable '%.*s' for policy %s (tunables: %s)",
+					 (int)klen, argv[i], pol, names);
+		}
+		a[i].t = j;
+		if (parse_ll(val, &a[i].val))
+			return usage_err("value '%s' for %s/%s is not a decimal integer",
+					 val, pol, t[j].name);
+		if (a[i].val < t[j].min || a[i].val > t[j].max)
+			return usage_err("value %lld for %s/%s out of range [%lld, %lld]",
+					 a[i].val, pol, t[j].name, t[j].min,
+					 t[j].max);
+		for (j = 0; j < i; j++)
+			if (a[j].t == a[i].t)
+				return usage_err("tunable %s given twice",
+						 t[a[i].t].name);
+		a[i].old = tunable_value(pol, &t[a[i].t]);
+	}
+	return 0;
+}
+
+static void undo_assignments(const char *pol, struct wp_tunable *t,
+			     struct assign *a, int n)
+{
+	char rel[2 * WP_NAME_MAX + 32], val[32];
+
+	while (n-- > 0) {
+		snprintf(rel, sizeof(rel), "policies/%s/%s", pol, t[a[n].t].name);
+		snprintf(val, sizeof(val), "%lld", a[n].old);
+		if (write_attr(rel, val))
+			fprintf(stderr, "wakeplacectl: warning: could not restore %s to %s\n",
+				rel, val);
+	}
+}
+
+static int apply_assignments(const char *pol, struct wp_tunable *t,
+			     struct assign *a, int n)
+{
+	char rel[2 * WP_NAME_MAX + 32], val[32];
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), "policies/%s/%s", pol, t[a[i].t].name);
+		snprintf(val, sizeof(val), "%lld", a[i].val);
+		err = write_attr(rel, val);
+		if (err) {
+			undo_assignments(pol, t, a, i);
+			return write_err(rel, -err, "the value is unchanged");
+		}
+		if (g.verbose && !g.json)
+			printf("%s/%s: %lld -> %lld\n", pol, t[a[i].t].name,
+			       a[i].old, a[i].val);
+	}
+	return 0;
+}
+
+static void json_assignments(struct wp_tunable *t, struct assign *a, int n)
+{
+	int i;
+
+	j_obj("tunables");
+	for (i = 0; i < n; i++)
+		j_i64(t[a[i].t].name, a[i].val);
+	j_end();
+}
+
+/* Make name active (it must exist) and check it took. */
+int set_policy(const char *name)
+{
+	char old[WP_NAME_MAX + 2] = "", cur[WP_NAME_MAX + 2], st[512];
+	int err;
+
+	if (read_attr("policy", old, sizeof(old)) < 0)
+		old[0] = '\0';
+	err = write_attr("policy", name);
+	if (err)
+		return write_err("policy", -err,
+				 "the previous policy stays active; see `wakeplacectl status` and dmesg");
+	err = read_attr("policy", cur, sizeof(cur));
+	if (err < 0)
+		return read_err("policy", -err);
+	if (strcmp(trim(cur), name)) {
+		if (read_attr("state", st, sizeof(st)) < 0)
+			strcpy(st, "unknown");
+		return fail(EX_FAIL, "policy %s was accepted but %s is active (state: %s); see dmesg",
+			    name, trim(cur), trim(st));
+	}
+	if (g.verbose && !g.json)
+		printf("policy: %s -> %s\n", trim(old), name);
+	if (g.json) {
+		j_str("previous", trim(old));
+		j_str("policy", name);
+	}
+	return 0;
+}
+
+static int set_or_tune(int argc, char **argv, bool activate)
+{
+	struct wp_tunable t[WP_MAX_TUNABLES];
+	struct assign a[WP_MAX_TUNABLES];
+	struct wp_policies p;
+	const char *name;
+	int idx, nt, n = argc - 2, rc;
+
+	if (argc < 2)
+		return usage_err("missing policy NAME; e.g. `wakeplacectl %s mirror`",
+				 activate ? "policy set" : "tune");
+	name = argv[1];
+	rc = load_policies(&p);
+	if (rc)
+		return rc;
+	rc = lookup_policy(&p, name, &idx);
+	if (rc)
+		return rc;
+	if (!activate && n == 0)
+		return show_policy(&p, idx);
+	rc = load_tunables(name, t, &nt);
+	if (rc)
+		return rc;
+	if (n > WP_MAX_TUNABLES)
+		return usage_err("too many KEY=VALUE arguments (%d)", n);
+	rc = parse_assignments(name, n, argv + 2, t, nt, a);
+	if (rc)
+		return rc;
+	rc = apply_assignments(name, t, a, n);
+	if (rc)
+		return rc;
+	if (activate) {
+		rc = set_policy(name);
+		if (rc) {
+			undo_assignments(name, t, a, n);
+			return rc;
+		}
+	} else if (g.json) {
+		j_str("policy", name);
+	}
+	if (g.json)
+		json_assignments(t, a, n);
+	return 0;
+}
+
+int cmd_policy_set(int argc, char **argv)
+{
+	return set_or_tune(argc, argv, true);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	return set_or_tune(argc, argv, false);
+}
+
+/* ------------------------------------------------------------------------
+ * Shadow
+ */
+
+static int stat_value(const char *pol, const char *key, uint64_t *v)
+{
+	char rel[WP_NAME_MAX + 16], buf[WP_FILE_MAX], *line, *save;
+	size_t n = strlen(key);
+
+	snprintf(rel, sizeof(rel), "stats/%s", pol);
+	if (read_attr(rel, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, key, n) && (line[n] == ' ' || line[n] == '\t'))
+			return parse_u64(trim(line + n), v);
+	return -1;
+}
+
+int cmd_shadow_show(int argc, char **argv)
+{
+	char shadow[WP_NAME_MAX + 2];
+	uint64_t cmp = 0, agr = 0;
+	bool have;
+	int rc;
+
+	if (argc > 1)
+		return usage_err("shadow show takes no arguments ('%s'); see `wakeplacectl shadow help`",
+				 argv[1]);
+	rc = need_module();
+	if (rc)
+		return rc;
+	rc = read_attr("shadow", shadow, sizeof(shadow));
+	if (rc < 0)
+		return read_err("shadow", -rc);
+	trim(shadow);
+	have = strcmp(shadow, "off") &&
+	       !stat_value(shadow, "shadow_compared", &cmp) &&
+	       !stat_value(shadow, "shadow_agreed", &agr);
+	if (g.json) {
+		j_str("shadow", shadow);
+		if (have) {
+			j_u64("compared", cmp);
+			j_u64("agreed", agr);
+			j_num("agreement_pct", cmp ? 100.0 * agr / cmp : NAN, 2);
+		} else {
+			j_null("compared");
+			j_null("agreed");
+			j_null("agreement_pct");
+		}
+		return 0;
+	}
+	printf("shadow:    %s\n", shadow);
+	if (have) {
+		printf("compared:  %llu\n", (unsigned long long)cmp);
+		if (cmp)
+			printf("agreed:    %llu (%.1f%%)\n",
+			       (unsigned long long)agr, 100.0 * agr / cmp);
+		else
+			printf("agreed:    %llu (-)\n", (unsigned long long)agr);
+	}
+	return 0;
+}
+
+int cmd_shadow_set(int argc, char **argv)
+{
+	char old[WP_NAME_MAX + 2] = "", cur[WP_NAME_MAX + 2];
+	struct wp_policies p;
+	int idx, rc, err;
+
+	if (argc != 2)
+		return usage_err("usage: wakeplacectl shadow set NAME|off");
+	rc = load_policies(&p);
+	if (rc)
+		return rc;
+	if (strcmp(argv[1], "off")) {
+		rc = lookup_policy(&p, argv[1], &idx);
+		if (rc)
+			return rc;
+	}
+	if (read_attr("shadow", old, sizeof(old)) < 0)
+		old[0] = '\0';
+	err = write_attr("shadow", argv[1]);
+	if (err)
+		return write_err("shadow", -err, "the shadow is unchanged");
+	err = read_attr("shadow", cur, sizeof(cur));
+	if (err < 0)
+		return read_err("shadow", -err);
+	if (strcmp(trim(cur), argv[1]))
+		return fail(EX_FAIL, "shadow %s was accepted but reads back '%s'",
+			    argv[1], trim(cur));
+	if (g.verbose && !g.json)
+		printf("shadow: %s -> %s\n", trim(old), argv[1]);
+	if (g.json) {
+		j_str("previous", trim(old));
+		j_str("shadow", argv[1]);
+	}
+	return 0;
+}

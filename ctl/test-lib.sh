@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the wakeplacectl host tests (tests/host/ctl*.sh): a TAP
+# reporter and a fake /sys/kernel/wakeplace tree that follows
+# docs/sysfs-kernel-wakeplace.  Plain files do not switch anything, so the
+# tests check what the tool wrote.  Sourced, not run.
+
+CTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${WP_CTL:=$CTL_TOP/ctl/wakeplacectl}"
+if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
+	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { echo "1..0 # SKIP cannot build wakeplacectl"; exit 1; }
+fi
+
+TAP_N=0
+TAP_FAIL=0
+
+ok() { # ok DESC: pass
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1"
+}
+
+not_ok() { # not_ok DESC [DIAG...]
+	TAP_N=$((TAP_N + 1))
+	TAP_FAIL=$((TAP_FAIL + 1))
+	echo "not ok $TAP_N - $1"
+	shift
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/#   /'
+	done
+}
+
+skip() { # skip DESC REASON
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1 # SKIP $2"
+}
+
+check() { # check DESC CMD...: pass iff CMD succeeds
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d" "failed: $*" "stdout: $(head -c 2000 "$OUT" 2>/dev/null)" "stderr: $(head -c 2000 "$ERR" 2>/dev/null)"; fi
+}
+
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAIL" = 0 ] && exit 0
+	echo "# $TAP_FAIL of $TAP_N failed"
+	exit 1
+}
+
+TMPD=$(mktemp -d /tmp/wpctl-test.XXXXXX)
+chmod 755 "$TMPD"
+trap 'rm -rf "$TMPD"' EXIT
+OUT=$TMPD/out
+ERR=$TMPD/err
+RC=0
+
+# run ARGS...: run the tool, stdout in $OUT, stderr in $ERR, status in $RC.
+run() {
+	RC=0
+	"$WP_CTL" "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# Policies of the fake tree with their tunables ("name value min max").
+FAKE_POLICIES="stock mirror noscan bounded util idlemask idlecore prevsmt cachehot"
+
+fake_tunables() {
+	case $1 in
+	bounded)  printf 'scan_limit 4 1 64\nscan_remote 0 0 1\n' ;;
+	util)     printf 'util_pct 80 1 100\n' ;;
+	cachehot) printf 'hot_ns 500000 0 10000000\n' ;;
+	idlemask) printf 'retries 2 0 8\n' ;;
+	*) ;;
+	esac
+}
+
+# stats_file PICKS [SHADOW_COMPARED SHADOW_AGREED]: a stats/<p> body whose
+# derived values are known: outcomes 40/30/10/15/0/4/1 %, scanned 2.5 and
+# remote lines 3 per pick, cross-LLC 5 %, not-prev 60 %, cost p50 in
+# bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us).
+stats_file() {
+	local p=$1 sc=${2:-0} sa=${3:-0}
+	local hist="" i
+	cat <<EOF
+picks $p
+target $((p * 40 / 100))
+prev $((p * 30 / 100))
+recent $((p * 10 / 100))
+scan $((p * 15 / 100))
+mask 0
+claim_lost 0
+stale_hint 0
+fallback $((p * 4 / 100))
+handback $((p / 100))
+scanned $((p * 5 / 2))
+remote_lines $((p * 3))
+cross_llc $((p * 5 / 100))
+not_prev $((p * 60 / 100))
+cost_samples $((p / 10))
+cost_ns $((p * 50))
+shadow_compared $sc
+shadow_agreed $sa
+EOF
+	hist=""
+	for i in $(seq 0 31); do
+		case $i in
+		0) hist="$hist $((p / 2))" ;;
+		3) hist="$hist $((p / 2))" ;;
+		*) hist="$hist 0" ;;
+		esac
+	done
+	echo "scan_hist$hist"
+	hist=""
+	for i in $(seq 0 31); do
+		case $i in
+		8) hist="$hist $((p * 60 / 1000))" ;;
+		9) hist="$hist $((p * 38 / 1000))" ;;
+		12) hist="$hist $((p * 2 / 1000))" ;;
+		*) hist="$hist 0" ;;
+		esac
+	done
+	echo "cost_hist$hist"
+}
+
+counters_file() { # counters_file CALLS REDIRECTED
+	local c=${1:-5000} r=${2:-1000}
+	cat <<EOF
+calls $c
+wakeups $((c * 8 / 10))
+redirected $r
+handed_back 7
+corrected 0
+slow 0
+reverted 0
+switches 3
+rebuilds 1
+stale 0
+EOF
+}
+
+# make_tree DIR: a loaded-module tree, stock active, mirror with 1000 picks.
+make_tree() {
+	local d=$1 p t
+	rm -rf "$d"
+	mkdir -p "$d/stats" "$d/policies"
+	echo 0.1.0 >"$d/version"
+	echo "6.1.0-57-amd64 6.1" >"$d/kernel"
+	echo "[stock] mirror noscan bounded util idlemask idlecore prevsmt cachehot" >"$d/available_policies"
+	echo stock >"$d/policy"
+	echo off >"$d/shadow"
+	echo ok >"$d/state"
+	counters_file >"$d/counters"
+	echo 64 >"$d/sample_period"
+	: >"$d/stats/reset"
+	for p in $FAKE_POLICIES; do
+		mkdir -p "$d/policies/$p"
+		echo "the $p policy" >"$d/policies/$p/description"
+		fake_tunables "$p" >"$d/policies/$p/tunables"
+		while read -r t v _; do
+			[ -n "$t" ] && echo "$v" >"$d/policies/$p/$t"
+		done <"$d/policies/$p/tunables"
+		stats_file 0 >"$d/stats/$p"
+	done
+	stats_file 1000 >"$d/stats/mirror"
+	stats_file 500 200 150 >"$d/stats/noscan"
+	chmod -R a+rX "$d"
+}
+
+# tree_sum DIR: a checksum of every file of the tree (names and contents).
+tree_sum() {
+	(cd "$1" && find . -type f | sort | xargs md5sum | md5sum)
+}
+
+# json_ok: $OUT holds exactly one JSON document.
+json_ok() {
+	[ "$(jq -s 'length' <"$OUT" 2>/dev/null)" = 1 ]
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wakeplacectl: control tool for the wakeplace kernel module.
+ * Shared declarations of the tool's translation units.
+ */
+#ifndef WAKEPLACECTL_H
+#define WAKEPLACECTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define WP_CTL_VERSION	"0.1.0"
+#define WP_DEFAULT_ROOT	"/sys/kernel/wakeplace"
+#define WP_NAME_MAX	64	/* longest policy/tunable name accepted */
+#define WP_ARG_MAX	4096	/* longest command line argument accepted */
+#define WP_MAX_POLICIES	64
+#define WP_MAX_TUNABLES	64
+#define WP_HIST		32
+#define WP_FILE_MAX	16384	/* larger than any sysfs attribute (PAGE) */
+
+/* Exit codes (documented in wakeplacectl.8, EXIT STATUS). */
+enum {
+	EX_OK		= 0,
+	EX_FAIL		= 1,
+	EX_USAGE	= 2,
+	EX_NOTLOADED	= 3,
+	EX_PERM		= 4,
+};
+
+struct wp_opts {
+	bool json;
+	bool pretty;
+	bool help;
+	bool json_keep;		/* print the JSON document despite rc != 0 */
+	bool helped;		/* help text printed: no JSON document */
+	int verbose;
+	const char *root;	/* sysfs root, WP_DEFAULT_ROOT unless overridden */
+};
+
+extern struct wp_opts g;
+
+/* ---- errors (util.c) ---- */
+int fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int write_err(const char *rel, int err, const char *fix);
+int read_err(const char *rel, int err);
+void verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *error_message(void);
+
+/* ---- files (util.c) ---- */
+double now_mono(void);
+int read_path(const char *path, char *buf, size_t len);
+int read_attr(const char *rel, char *buf, size_t len);
+int write_attr(const char *rel, const char *val);
+bool module_loaded(void);
+int need_module(void);
+char *trim(char *s);
+
+/* ---- names, policies, tunables (util.c) ---- */
+struct wp_policies {
+	int n;
+	int active;		/* index into name[], -1 if unknown */
+	char name[WP_MAX_POLICIES][WP_NAME_MAX + 1];
+};
+
+struct wp_tunable {
+	char name[WP_NAME_MAX + 1];
+	long long value, min, max;
+};
+
+int check_name(const char *name, const char *what);
+int load_policies(struct wp_policies *p);
+int find_policy(const struct wp_policies *p, const char *name);
+int lookup_policy(const struct wp_policies *p, const char *name, int *idx);
+int load_tunables(const char *policy, struct wp_tunable *t, int *n);
+int parse_ll(const char *s, long long *v);
+int parse_u64(const char *s, uint64_t *v);
+
+/* ---- JSON writer (util.c) ---- */
+void json_start(void);
+void json_finish(int rc);
+void j_obj(const char *key);
+void j_arr(const char *key);
+void j_end(void);
+void j_str(const char *key, const char *val);
+void j_u64(const char *key, uint64_t v);
+void j_i64(const char *key, long long v);
+void j_num(const char *key, double v, int prec);
+void j_bool(const char *key, bool v);
+void j_null(const char *key);
+void j_timestamp(void);
+
+/* ---- option helpers (wakeplacectl.c) ---- */
+bool opt_match(int *i, int argc, char **argv, const char *lng,
+	       const char *shrt, char **val, int *rc);
+bool is_help_word(const char *s);
+
+/* ---- commands ---- */
+int cmd_status(int argc, char **argv);		/* module.c */
+int cmd_load(int argc, char **argv);
+int cmd_unload(int argc, char **argv);
+int last_dmesg_line(char *buf, size_t len);
+const char *explain_log(const char *line);
+
+int cmd_policy_list(int argc, char **argv);	/* policy.c */
+int cmd_policy_show(int argc, char **argv);
+int cmd_policy_set(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_shadow_set(int argc, char **argv);
+int cmd_shadow_show(int argc, char **argv);
+int set_policy(const char *name);
+
+int cmd_stats_show(int argc, char **argv);	/* stats.c */
+int cmd_stats_reset(int argc, char **argv);
+int cmd_stats_period(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+
+/* ---- help texts (wakeplacectl.c) ---- */
+void help_object(const char *obj);
+
+#endif /* WAKEPLACECTL_H */
