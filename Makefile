@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wakeplace: build wrapper.
+#
+#   make                      module for the running kernel, ctl, bench tools
+#   make KVER=<release>       module for another installed kernel
+#   make KVER=<release> WP_TEST=1   test build (fault-injection knobs)
+#   make check                the test suite (setup, host tests, VMs)
+#   make lint KVER=<release>  W=1, sparse and checkpatch
+#   make deps                 install what the project needs (Debian 12)
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD := build/$(KVER)$(if $(WP_TEST),-test)
+SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
+CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-headers-*-common/scripts/checkpatch.pl))
+
+.PHONY: all module ctl bench check deps lint style sparse clean demo \
+	install uninstall dkms-install
+
+all: module ctl bench
+
+module: $(BUILD)/wakeplace.ko
+
+$(BUILD)/wakeplace.ko: $(SRCS) Kbuild scripts/gen-layout FORCE
+	@if [ ! -d "$(KDIR)" ]; then \
+		echo "wakeplace: no kernel headers for $(KVER) at $(KDIR)." >&2; \
+		echo "  installed: $$(ls /lib/modules 2>/dev/null | tr '\n' ' ')" >&2; \
+		echo "  use: make KVER=<release>, or run 'make deps'" >&2; \
+		exit 1; fi
+	@mkdir -p $(BUILD)
+	@cp -rs --remove-destination $(CURDIR)/module $(CURDIR)/Kbuild $(BUILD)/
+	@find $(BUILD)/module -xtype l -delete
+	@if [ ! -s $(BUILD)/module/generated/wp_layout.h ] || \
+	    [ scripts/gen-layout -nt $(BUILD)/module/generated/wp_layout.h ]; then \
+		echo "  GEN     $(BUILD)/module/generated/wp_layout.h"; \
+		scripts/gen-layout $(KVER) $(BUILD)/module/generated/wp_layout.h; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(if $(WP_TEST),WP_TEST=y) modules
+
+FORCE:
+
+ctl:
+	@if [ -f ctl/Makefile ]; then $(MAKE) -C ctl; fi
+
+bench:
+	@if [ -f bench-scripts/Makefile ]; then $(MAKE) -C bench-scripts; fi
+
+deps:
+	scripts/setup
+
+check: deps
+	tests/check
+
+lint: style
+	$(MAKE) KVER=$(KVER) W=1 module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK="sparse -Wno-decl" modules
+
+style:
+	@if [ -z "$(CHECKPATCH)" ]; then echo "checkpatch.pl not found" >&2; exit 1; fi
+	$(CHECKPATCH) --no-tree --quiet --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE \
+		-f $(filter %.c %.h,$(SRCS)) ctl/*.c
+
+clean:
+	rm -rf build
+	@if [ -f ctl/Makefile ]; then $(MAKE) -C ctl clean; fi
+	@if [ -f bench-scripts/Makefile ]; then $(MAKE) -C bench-scripts clean; fi

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the supported kernels lives here: Debian's 6.1
+ * (bookworm) and 6.12 (bookworm-backports).  Private layout comes from BTF
+ * (generated/wp_layout.h); this file holds what BTF cannot say: macros,
+ * flag values and accessor names.
+ */
+#ifndef WP_COMPAT_H
+#define WP_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/ftrace.h>
+#include <linux/sched/topology.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define WP_FLAVOUR		"6.12"
+#define WP_K612			1
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define WP_FLAVOUR		"6.1"
+#define WP_K612			0
+#else
+#error "wakeplace supports Linux 6.1 and 6.12 only"
+#endif
+
+/* WF_* are private to kernel/sched/sched.h; same values in both. */
+#define WP_WF_TTWU		0x08
+#define WP_WF_SYNC		0x10
+#if WP_K612
+#define WP_WF_CURRENT_CPU	0x40	/* new in 6.2 */
+#else
+#define WP_WF_CURRENT_CPU	0
+#endif
+
+/* The flag that marks the LLC domain was renamed in 6.10. */
+#if WP_K612
+#define WP_SD_SHARE_LLC		SD_SHARE_LLC
+#define WP_SD_CLUSTER		SD_CLUSTER
+#else
+#define WP_SD_SHARE_LLC		SD_SHARE_PKG_RESOURCES
+#define WP_SD_CLUSTER		0
+#endif
+
+/* ftrace_regs became opaque with accessors in 6.12. */
+#if WP_K612
+#define wp_fregs_arg(fregs, n)		ftrace_regs_get_argument(fregs, n)
+#define wp_fregs_set_ip(fregs, ip)	ftrace_regs_set_instruction_pointer(fregs, ip)
+#else
+#define wp_fregs_arg(fregs, n)		regs_get_kernel_argument(&(fregs)->regs, n)
+#define wp_fregs_set_ip(fregs, ip)	ftrace_instruction_pointer_set(fregs, ip)
+#endif
+
+/*
+ * 6.12 (EEVDF with delayed dequeue) discounts delayed tasks when it asks
+ * whether a sync waker is alone on its runqueue.
+ */
+#define WP_HAVE_DELAYED		WP_K612
+
+#endif /* WP_COMPAT_H */

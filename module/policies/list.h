@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The policies, in the order they are listed.  Adding a policy is one new
+ * file in this directory and one line here.  No include guard: expanded
+ * with different definitions of WP_POLICY().
+ */
+WP_POLICY(stock)
+WP_POLICY(mirror)

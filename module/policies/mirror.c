@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mirror: our reimplementation of the running kernel's whole wakeup path
+ * (6.1 or 6.12): wake_wide, wake_affine, then select_idle_sibling as that
+ * kernel does it.  The control for the hook's overhead and the base the
+ * other policies vary; its deliberate differences are listed in fair.c.
+ */
+#include "../fair.h"
+
+static notrace int mirror_select(struct wp_wakeup *w)
+{
+	return wp_sis_kernel(w);
+}
+
+struct wakeplace_policy wp_policy_mirror = {
+	.name = "mirror",
+	.description = "the running kernel's wakeup path, reimplemented (control)",
+	.select_cpu = mirror_select,
+};

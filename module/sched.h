@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Read-only views of scheduler-private state, built from the offsets that
+ * scripts/gen-layout took from the target kernel's BTF.  Nothing here calls
+ * an unexported kernel function: idle_cpu(), cpus_share_cache() and friends
+ * are re-derived from runqueue fields.
+ */
+#ifndef WP_SCHED_H
+#define WP_SCHED_H
+
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/topology.h>
+#include <linux/sched/smt.h>
+#include <linux/topology.h>
+#include <linux/stddef.h>
+#include "compat.h"
+#include "wakeplace.h"
+
+/**
+ * struct wp_layout - offsets in use, verified at load.
+ * @rq_nr_running: struct rq, nr_running.
+ * @rq_ttwu_pending: struct rq, ttwu_pending.
+ * @rq_cfs: struct rq, the root cfs_rq.
+ * @rq_curr: struct rq, curr.
+ * @rq_idle: struct rq, idle.
+ * @rq_sd: struct rq, sd (RCU).
+ * @rq_cpu_capacity: struct rq, cpu_capacity.
+ * @rq_cpu: struct rq, cpu.
+ * @cfs_h_nr_running: struct cfs_rq, h_nr_running (h_nr_queued on 6.12).
+ * @cfs_idle_h_nr_running: struct cfs_rq, idle_h_nr_running.
+ * @cfs_h_nr_runnable: struct cfs_rq, h_nr_runnable (6.12 only, else 0).
+ * @cfs_avg: struct cfs_rq, avg (struct sched_avg, public).
+ * @cfs_h_load: struct cfs_rq, h_load.
+ * @class_select_task_rq: struct sched_class, select_task_rq.
+ * @pcpu_runqueues: per-CPU offset of runqueues.
+ * @pcpu_sd_llc: per-CPU offset of sd_llc.
+ * @pcpu_sd_llc_size: per-CPU offset of sd_llc_size.
+ * @pcpu_sd_llc_id: per-CPU offset of sd_llc_id.
+ * @pcpu_sd_llc_shared: per-CPU offset of sd_llc_shared.
+ * @pcpu_sd_share_id: per-CPU offset of sd_share_id (6.12 only, else 0).
+ * @pcpu_sd_asym_cpucapacity: per-CPU offset of sd_asym_cpucapacity.
+ */
+struct wp_layout {
+	unsigned long rq_nr_running;
+	unsigned long rq_ttwu_pending;
+	unsigned long rq_cfs;
+	unsigned long rq_curr;
+	unsigned long rq_idle;
+	unsigned long rq_sd;
+	unsigned long rq_cpu_capacity;
+	unsigned long rq_cpu;
+	unsigned long cfs_h_nr_running;
+	unsigned long cfs_idle_h_nr_running;
+	unsigned long cfs_h_nr_runnable;
+	unsigned long cfs_avg;
+	unsigned long cfs_h_load;
+	unsigned long class_select_task_rq;
+	unsigned long pcpu_runqueues;
+	unsigned long pcpu_sd_llc;
+	unsigned long pcpu_sd_llc_size;
+	unsigned long pcpu_sd_llc_id;
+	unsigned long pcpu_sd_llc_shared;
+	unsigned long pcpu_sd_share_id;
+	unsigned long pcpu_sd_asym_cpucapacity;
+};
+
+extern struct wp_layout wp_lay;
+
+int wp_layout_verify(void);
+
+/* Kernel per-CPU variables at BTF offsets (x86-64: zero-based areas). */
+#define WP_PCPU(off, type, cpu) \
+	((type *)per_cpu_ptr((type __percpu *)(off), (cpu)))
+
+static __always_inline void *wp_rq(int cpu)
+{
+	return WP_PCPU(wp_lay.pcpu_runqueues, char, cpu);
+}
+
+#define WP_FIELD(base, off, type)	(*(type *)((char *)(base) + (off)))
+#define WP_RD(base, off, type)		READ_ONCE(WP_FIELD(base, off, type))
+
+static __always_inline unsigned int wp_rq_nr_running(void *rq)
+{
+	return WP_RD(rq, wp_lay.rq_nr_running, unsigned int);
+}
+
+static __always_inline unsigned int wp_rq_cfs_idle_h_nr(void *rq)
+{
+	return WP_RD(rq, wp_lay.rq_cfs + wp_lay.cfs_idle_h_nr_running,
+		     unsigned int);
+}
+
+/* idle_cpu(): current is the idle task, nothing queued, no wakeup pending. */
+static __always_inline bool wp_rq_idle(void *rq)
+{
+	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
+	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *))
+		return false;
+	if (wp_rq_nr_running(rq))
+		return false;
+	return !WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int);
+}
+
+/* available_idle_cpu(): idle and, in a guest, its vCPU is running. */
+static __always_inline bool wp_available_idle_cpu(int cpu)
+{
+	return wp_rq_idle(wp_rq(cpu)) && !vcpu_is_preempted(cpu);
+}
+
+/* sched_idle_cpu(): only SCHED_IDLE tasks are runnable there. */
+static __always_inline bool wp_sched_idle_cpu(int cpu)
+{
+	void *rq = wp_rq(cpu);
+	unsigned int nr = wp_rq_nr_running(rq);
+
+	return nr && nr == wp_rq_cfs_idle_h_nr(rq);
+}
+
+/*
+ * The checks a policy makes on another CPU's runqueue go through these, so
+ * that the remote cache lines a pick touches are counted (seed 002's cost).
+ */
+static __always_inline void wp_touch(struct wp_wakeup *w, int cpu)
+{
+	if (cpu != w->this_cpu)
+		w->remote_lines++;
+}
+
+static __always_inline bool wp_idle(struct wp_wakeup *w, int cpu)
+{
+	wp_touch(w, cpu);
+	return wp_available_idle_cpu(cpu);
+}
+
+/* available_idle_cpu() || sched_idle_cpu(): the kernel's "usable" test. */
+static __always_inline bool wp_idle_or_sched_idle(struct wp_wakeup *w, int cpu)
+{
+	wp_touch(w, cpu);
+	return wp_available_idle_cpu(cpu) || wp_sched_idle_cpu(cpu);
+}
+
+static __always_inline unsigned long wp_cpu_load(int cpu)
+{
+	return WP_RD(wp_rq(cpu), wp_lay.rq_cfs + wp_lay.cfs_avg +
+		     offsetof(struct sched_avg, load_avg), unsigned long);
+}
+
+static __always_inline unsigned long wp_capacity_of(int cpu)
+{
+	return WP_RD(wp_rq(cpu), wp_lay.rq_cpu_capacity, unsigned long);
+}
+
+static __always_inline struct sched_domain *wp_rq_sd(int cpu)
+{
+	return rcu_dereference_sched(WP_FIELD(wp_rq(cpu), wp_lay.rq_sd,
+					      struct sched_domain __rcu *));
+}
+
+static __always_inline struct sched_domain *wp_sd_llc(int cpu)
+{
+	return rcu_dereference_sched(*WP_PCPU(wp_lay.pcpu_sd_llc,
+					      struct sched_domain __rcu *, cpu));
+}
+
+static __always_inline struct sched_domain_shared *wp_sd_llc_shared(int cpu)
+{
+	return rcu_dereference_sched(*WP_PCPU(wp_lay.pcpu_sd_llc_shared,
+					      struct sched_domain_shared __rcu *,
+					      cpu));
+}
+
+static __always_inline bool wp_asym_cpucapacity(int cpu)
+{
+	return rcu_access_pointer(*WP_PCPU(wp_lay.pcpu_sd_asym_cpucapacity,
+					   struct sched_domain __rcu *, cpu));
+}
+
+static __always_inline int wp_sd_llc_size(int cpu)
+{
+	return READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_llc_size, int, cpu));
+}
+
+static __always_inline int wp_sd_llc_id(int cpu)
+{
+	return READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_llc_id, int, cpu));
+}
+
+/* cpus_share_cache(): same LLC id.  A read of per-CPU topology, not rq. */
+static __always_inline bool wp_cpus_share_cache(int a, int b)
+{
+	return a == b || wp_sd_llc_id(a) == wp_sd_llc_id(b);
+}
+
+/* cpus_share_resources() (6.12): same cluster or, without clusters, LLC. */
+static __always_inline bool wp_cpus_share_resources(int a, int b)
+{
+	if (!wp_lay.pcpu_sd_share_id)
+		return wp_cpus_share_cache(a, b);
+	return a == b || READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_share_id, int, a)) ==
+			 READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_share_id, int, b));
+}
+
+/* Runnable CFS tasks minus delayed-dequeue ones (6.12); nr_running on 6.1. */
+static __always_inline unsigned int wp_rq_nr_not_delayed(void *rq)
+{
+	unsigned int nr = wp_rq_nr_running(rq);
+
+#if WP_HAVE_DELAYED
+	nr -= WP_RD(rq, wp_lay.rq_cfs + wp_lay.cfs_h_nr_running, unsigned int) -
+	      WP_RD(rq, wp_lay.rq_cfs + wp_lay.cfs_h_nr_runnable, unsigned int);
+#endif
+	return nr;
+}
+
+/*
+ * task_h_load(): the task's load scaled by its group's hierarchical load.
+ * The kernel refreshes cfs_rq->h_load first (update_cfs_rq_h_load(), a
+ * write); we read it as it is, at most a jiffy old.
+ */
+static __always_inline unsigned long wp_task_h_load(struct task_struct *p)
+{
+#ifdef CONFIG_FAIR_GROUP_SCHED
+	void *cfs_rq = READ_ONCE(p->se.cfs_rq);
+	unsigned long h_load, cfs_load;
+
+	if (!cfs_rq)
+		return READ_ONCE(p->se.avg.load_avg);
+	h_load = WP_RD(cfs_rq, wp_lay.cfs_h_load, unsigned long);
+	cfs_load = WP_RD(cfs_rq, wp_lay.cfs_avg +
+			 offsetof(struct sched_avg, load_avg), unsigned long);
+	return div64_ul((u64)READ_ONCE(p->se.avg.load_avg) * h_load,
+			cfs_load + 1);
+#else
+	return READ_ONCE(p->se.avg.load_avg);
+#endif
+}
+
+#endif /* WP_SCHED_H */

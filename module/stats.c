@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Statistics: counters are per CPU and only ever incremented by their own
+ * CPU with IRQs off, so the wakeup path needs no atomics.  A reset does not
+ * write other CPUs' counters (that would race with them): it records a
+ * baseline that reads subtract.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "stats.h"
+
+const char * const wp_stat_names[WP_ST_NR] = {
+	[WP_ST_PICKS]		= "picks",
+	[WP_ST_OUT + WP_OUT_TARGET]	= "target",
+	[WP_ST_OUT + WP_OUT_PREV]	= "prev",
+	[WP_ST_OUT + WP_OUT_RECENT]	= "recent",
+	[WP_ST_OUT + WP_OUT_SCAN]	= "scan",
+	[WP_ST_OUT + WP_OUT_MASK]	= "mask",
+	[WP_ST_OUT + WP_OUT_FALLBACK]	= "fallback",
+	[WP_ST_OUT + WP_OUT_HANDBACK]	= "handback",
+	[WP_ST_CLAIM_LOST]	= "claim_lost",
+	[WP_ST_STALE_HINT]	= "stale_hint",
+	[WP_ST_SCANNED]		= "scanned",
+	[WP_ST_REMOTE]		= "remote_lines",
+	[WP_ST_CROSS_LLC]	= "cross_llc",
+	[WP_ST_NOT_PREV]	= "not_prev",
+	[WP_ST_COST_SAMPLES]	= "cost_samples",
+	[WP_ST_COST_NS]		= "cost_ns",
+	[WP_ST_SHADOW_CMP]	= "shadow_compared",
+	[WP_ST_SHADOW_AGREE]	= "shadow_agreed",
+};
+
+const char * const wp_counter_names[WP_C_NR] = {
+	[WP_C_CALLS]		= "calls",
+	[WP_C_WAKEUPS]		= "wakeups",
+	[WP_C_REDIRECTED]	= "redirected",
+	[WP_C_HANDED_BACK]	= "handed_back",
+	[WP_C_CORRECTED]	= "corrected",
+	[WP_C_SLOW]		= "slow",
+	[WP_C_REVERTED]		= "reverted",
+	[WP_C_SWITCHES]		= "switches",
+	[WP_C_REBUILDS]		= "rebuilds",
+	[WP_C_STALE]		= "stale",
+};
+
+DEFINE_PER_CPU(struct wp_counters, wp_counters);
+static struct wp_counters wp_counters_base;
+
+/* Baselines of the policies' stats, indexed like wp_policies[]. */
+static struct wp_pstats *wp_base;
+
+static unsigned int wp_policy_index(struct wakeplace_policy *pol)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_nr_policies; i++)
+		if (wp_policies[i] == pol)
+			return i;
+	return 0;
+}
+
+int wp_stats_init(void)
+{
+	unsigned int i;
+
+	wp_base = kcalloc(wp_nr_policies, sizeof(*wp_base), GFP_KERNEL);
+	if (!wp_base)
+		return -ENOMEM;
+	for (i = 0; i < wp_nr_policies; i++) {
+		wp_policies[i]->stats = alloc_percpu(struct wp_pstats);
+		if (!wp_policies[i]->stats) {
+			wp_stats_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void wp_stats_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_nr_policies; i++) {
+		free_percpu(wp_policies[i]->stats);
+		wp_policies[i]->stats = NULL;
+	}
+	kfree(wp_base);
+	wp_base = NULL;
+}
+
+static void wp_stats_raw(struct wakeplace_policy *pol, struct wp_pstats *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct wp_pstats *s = per_cpu_ptr(pol->stats, cpu);
+
+		for (i = 0; i < WP_ST_NR; i++)
+			sum->v[i] += READ_ONCE(s->v[i]);
+		for (i = 0; i < WP_HIST_BUCKETS; i++) {
+			sum->scan_hist[i] += READ_ONCE(s->scan_hist[i]);
+			sum->cost_hist[i] += READ_ONCE(s->cost_hist[i]);
+		}
+	}
+}
+
+void wp_stats_sum(struct wakeplace_policy *pol, struct wp_pstats *sum)
+{
+	struct wp_pstats *b = &wp_base[wp_policy_index(pol)];
+	int i;
+
+	wp_stats_raw(pol, sum);
+	for (i = 0; i < WP_ST_NR; i++)
+		sum->v[i] -= b->v[i];
+	for (i = 0; i < WP_HIST_BUCKETS; i++) {
+		sum->scan_hist[i] -= b->scan_hist[i];
+		sum->cost_hist[i] -= b->cost_hist[i];
+	}
+}
+
+void wp_stats_reset(struct wakeplace_policy *pol)
+{
+	wp_stats_raw(pol, &wp_base[wp_policy_index(pol)]);
+}
+
+static u64 wp_counter_raw(enum wp_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(&wp_counters, cpu)->c[c]);
+	return sum;
+}
+
+u64 wp_counter_sum(enum wp_counter c)
+{
+	return wp_counter_raw(c) - wp_counters_base.c[c];
+}
+
+void wp_counters_reset(void)
+{
+	int i;
+
+	for (i = 0; i < WP_C_NR; i++)
+		if (i != WP_C_SWITCHES && i != WP_C_REVERTED)
+			wp_counters_base.c[i] = wp_counter_raw(i);
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/wakeplace: see docs/sysfs-kernel-wakeplace.
+ *
+ * Every write takes full effect or fails with -EINVAL (or the policy's
+ * init error) and changes nothing.
+ */
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/ctype.h>
+#include <linux/mutex.h>
+#include <linux/utsname.h>
+#include "wakeplace.h"
+#include "compat.h"
+#include "hook.h"
+#include "stats.h"
+
+extern struct mutex wp_mutex;
+
+static struct kobject *wp_kobj, *wp_stats_kobj, *wp_pol_kobj;
+
+/*
+ * A name as written by echo: one printable token, optional trailing
+ * newline.  Copies it to @out (WP_NAME_MAX bytes).
+ */
+static int wp_parse_token(const char *buf, size_t count, char *out)
+{
+	size_t n = count, i;
+
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (!n || n >= WP_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!isgraph(buf[i]))
+			return -EINVAL;
+	memcpy(out, buf, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static ssize_t version_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", WP_VERSION);
+}
+
+static ssize_t kernel_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s %s\n", init_utsname()->release, WP_FLAVOUR);
+}
+
+static ssize_t available_policies_show(struct kobject *k,
+				       struct kobj_attribute *a, char *buf)
+{
+	const char *cur;
+	unsigned int i;
+	int len = 0;
+
+	mutex_lock(&wp_mutex);
+	cur = wp_active_name();
+	for (i = 0; i < wp_nr_policies; i++) {
+		const char *n = wp_policies[i]->name;
+
+		len += sysfs_emit_at(buf, len, i ? " " : "");
+		len += sysfs_emit_at(buf, len, strcmp(n, cur) ? "%s" : "[%s]",
+				     n);
+	}
+	mutex_unlock(&wp_mutex);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&wp_mutex);
+	ret = sysfs_emit(buf, "%s\n", wp_active_name());
+	mutex_unlock(&wp_mutex);
+	return ret;
+}
+
+static ssize_t policy_store(struct kobject *k, struct kobj_attribute *a,
+			    const char *buf, size_t count)
+{
+	char name[WP_NAME_MAX];
+	int ret = wp_parse_token(buf, count, name);
+
+	if (!ret)
+		ret = wp_set_policy(name);
+	return ret ? ret : count;
+}
+
+static ssize_t shadow_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&wp_mutex);
+	ret = sysfs_emit(buf, "%s\n", wp_shadow_name());
+	mutex_unlock(&wp_mutex);
+	return ret;
+}
+
+static ssize_t shadow_store(struct kobject *k, struct kobj_attribute *a,
+			    const char *buf, size_t count)
+{
+	char name[WP_NAME_MAX];
+	int ret = wp_parse_token(buf, count, name);
+
+	if (!ret)
+		ret = wp_set_shadow(name);
+	return ret ? ret : count;
+}
+
+static ssize_t state_show(struct kobject *k, struct kobj_attribute *a,
+			  char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&wp_mutex);
+	ret = sysfs_emit(buf, "%s\n", wp_state());
+	mutex_unlock(&wp_mutex);
+	return ret;
+}
+
+static ssize_t counters_show(struct kobject *k, struct kobj_attribute *a,
+			     char *buf)
+{
+	int i, len = 0;
+
+	mutex_lock(&wp_mutex);
+	for (i = 0; i < WP_C_NR; i++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n", wp_counter_names[i],
+				     wp_counter_sum(i));
+	mutex_unlock(&wp_mutex);
+	return len;
+}
+
+/* Decimal int in [min, max], optional newline, nothing else. */
+static int wp_parse_int(const char *buf, size_t count, int min, int max,
+			int *out)
+{
+	char tmp[24];
+	int v, ret;
+
+	if (!count || count >= sizeof(tmp) || memchr(buf, '\0', count))
+		return -EINVAL;
+	memcpy(tmp, buf, count);
+	tmp[count] = '\0';
+	ret = kstrtoint(tmp, 10, &v);
+	if (ret || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static ssize_t sample_period_show(struct kobject *k, struct kobj_attribute *a,
+				  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(wp_sample_period));
+}
+
+static ssize_t sample_period_store(struct kobject *k, struct kobj_attribute *a,
+				   const char *buf, size_t count)
+{
+	int v, ret = wp_parse_int(buf, count, 1, 65536, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(wp_sample_period, v);
+	return count;
+}
+
+static struct kobj_attribute wp_attrs[] = {
+	__ATTR_RO(version),
+	__ATTR_RO(kernel),
+	__ATTR_RO(available_policies),
+	__ATTR(policy, 0644, policy_show, policy_store),
+	__ATTR(shadow, 0644, shadow_show, shadow_store),
+	__ATTR_RO(state),
+	__ATTR_RO(counters),
+	__ATTR(sample_period, 0644, sample_period_show, sample_period_store),
+};
+
+static struct attribute *wp_attr_ptrs[ARRAY_SIZE(wp_attrs) + 1];
+static const struct attribute_group wp_group = { .attrs = wp_attr_ptrs };
+
+/* stats/<policy> and policies/<policy>/<file>: attributes with a policy. */
+struct wp_pattr {
+	struct kobj_attribute ka;
+	struct wakeplace_policy *pol;
+	int idx;
+};
+
+#define to_pattr(a) container_of(a, struct wp_pattr, ka)
+
+static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a,
+			  char *buf)
+{
+	struct wp_pstats *s;
+	int i, len = 0;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&wp_mutex);
+	wp_stats_sum(to_pattr(a)->pol, s);
+	mutex_unlock(&wp_mutex);
+	for (i = 0; i < WP_ST_NR; i++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n", wp_stat_names[i],
+				     s->v[i]);
+	len += sysfs_emit_at(buf, len, "scan_hist");
+	for (i = 0; i < WP_HIST_BUCKETS; i++)
+		len += sysfs_emit_at(buf, len, " %llu", s->scan_hist[i]);
+	len += sysfs_emit_at(buf, len, "\ncost_hist");
+	for (i = 0; i < WP_HIST_BUCKETS; i++)
+		len += sysfs_emit_at(buf, len, " %llu", s->cost_hist[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	kfree(s);
+	return len;
+}
+
+static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
+			   const char *buf, size_t count)
+{
+	struct wakeplace_policy *pol = NULL;
+	char name[WP_NAME_MAX];
+	unsigned int i;
+	int ret = wp_parse_token(buf, count, name);
+
+	if (ret)
+		return ret;
+	if (strcmp(name, "all") && strcmp(name, "1")) {
+		pol = wp_policy_find(name);
+		if (!pol)
+			return -EINVAL;
+	}
+	mutex_lock(&wp_mutex);
+	if (pol) {
+		wp_stats_reset(pol);
+	} else {
+		for (i = 0; i < wp_nr_policies; i++)
+			wp_stats_reset(wp_policies[i]);
+		wp_counters_reset();
+	}
+	mutex_unlock(&wp_mutex);
+	return count;
+}
+
+static struct kobj_attribute wp_reset_attr = __ATTR_WO(reset);
+
+static ssize_t description_show(struct kobject *k, struct kobj_attribute *a,
+				char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_pattr(a)->pol->description);
+}
+
+static ssize_t tunables_show(struct kobject *k, struct kobj_attribute *a,
+			     char *buf)
+{
+	struct wakeplace_policy *pol = to_pattr(a)->pol;
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < pol->nr_tunables; i++) {
+		struct wp_tunable *t = &pol->tunables[i];
+
+		len += sysfs_emit_at(buf, len, "%s %d %d %d\n", t->name,
+				     READ_ONCE(t->val), t->min, t->max);
+	}
+	return len;
+}
+
+static ssize_t tunable_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct wp_pattr *pa = to_pattr(a);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(pa->pol->tunables[pa->idx].val));
+}
+
+static ssize_t tunable_store(struct kobject *k, struct kobj_attribute *a,
+			     const char *buf, size_t count)
+{
+	struct wp_pattr *pa = to_pattr(a);
+	struct wp_tunable *t = &pa->pol->tunables[pa->idx];
+	int v, ret = wp_parse_int(buf, count, t->min, t->max, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(t->val, v);
+	return count;
+}
+
+/* All dynamically created attributes, freed at exit. */
+static struct wp_pattr *wp_pattrs;
+static unsigned int wp_nr_pattrs, wp_max_pattrs;
+
+static int wp_add_pattr(struct kobject *kobj, const char *name, umode_t mode,
+			ssize_t (*show)(struct kobject *, struct kobj_attribute *,
+					char *),
+			ssize_t (*store)(struct kobject *,
+					 struct kobj_attribute *,
+					 const char *, size_t),
+			struct wakeplace_policy *pol, int idx)
+{
+	struct wp_pattr *pa;
+
+	if (wp_nr_pattrs >= wp_max_pattrs)
+		return -ENOSPC;
+	pa = &wp_pattrs[wp_nr_pattrs++];
+	sysfs_attr_init(&pa->ka.attr);
+	pa->ka.attr.name = name;
+	pa->ka.attr.mode = mode;
+	pa->ka.show = show;
+	pa->ka.store = store;
+	pa->pol = pol;
+	pa->idx = idx;
+	return sysfs_create_file(kobj, &pa->ka.attr);
+}
+
+static void wp_put_policy_kobjs(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_nr_policies; i++) {
+		kobject_put(wp_policies[i]->kobj);
+		wp_policies[i]->kobj = NULL;
+	}
+}
+
+/**
+ * wp_sysfs_exit() - remove /sys/kernel/wakeplace.  After it returns no
+ * show or store method runs (kernfs drains active ones).
+ */
+void wp_sysfs_exit(void)
+{
+	wp_put_policy_kobjs();
+	kobject_put(wp_pol_kobj);
+	kobject_put(wp_stats_kobj);
+	kobject_put(wp_kobj);
+	wp_pol_kobj = wp_stats_kobj = wp_kobj = NULL;
+	kfree(wp_pattrs);
+	wp_pattrs = NULL;
+	wp_nr_pattrs = 0;
+}
+
+/**
+ * wp_sysfs_init() - create /sys/kernel/wakeplace.
+ *
+ * Return: 0 or a negative errno (everything created is removed).
+ */
+int wp_sysfs_init(void)
+{
+	unsigned int i, j;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < ARRAY_SIZE(wp_attrs); i++)
+		wp_attr_ptrs[i] = &wp_attrs[i].attr;
+
+	wp_max_pattrs = wp_nr_policies * (3 + WP_MAX_TUNABLES);
+	wp_pattrs = kcalloc(wp_max_pattrs, sizeof(*wp_pattrs), GFP_KERNEL);
+	if (!wp_pattrs)
+		return -ENOMEM;
+
+	wp_kobj = kobject_create_and_add("wakeplace", kernel_kobj);
+	if (!wp_kobj)
+		goto err;
+	ret = sysfs_create_group(wp_kobj, &wp_group);
+	if (ret)
+		goto err;
+	ret = -ENOMEM;
+	wp_stats_kobj = kobject_create_and_add("stats", wp_kobj);
+	wp_pol_kobj = kobject_create_and_add("policies", wp_kobj);
+	if (!wp_stats_kobj || !wp_pol_kobj)
+		goto err;
+	ret = sysfs_create_file(wp_stats_kobj, &wp_reset_attr.attr);
+	if (ret)
+		goto err;
+
+	for (i = 0; i < wp_nr_policies; i++) {
+		struct wakeplace_policy *pol = wp_policies[i];
+
+		ret = -ENOMEM;
+		pol->kobj = kobject_create_and_add(pol->name, wp_pol_kobj);
+		if (!pol->kobj)
+			goto err;
+		ret = wp_add_pattr(wp_stats_kobj, pol->name, 0444, stats_show,
+				   NULL, pol, 0);
+		if (!ret)
+			ret = wp_add_pattr(pol->kobj, "description", 0444,
+					   description_show, NULL, pol, 0);
+		if (!ret)
+			ret = wp_add_pattr(pol->kobj, "tunables", 0444,
+					   tunables_show, NULL, pol, 0);
+		for (j = 0; !ret && j < pol->nr_tunables; j++)
+			ret = wp_add_pattr(pol->kobj, pol->tunables[j].name,
+					   0644, tunable_show, tunable_store,
+					   pol, j);
+		if (ret)
+			goto err;
+	}
+	return 0;
+err:
+	wp_sysfs_exit();
+	return ret;
+}

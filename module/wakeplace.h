@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wakeplace: live-switchable wakeup placement for CFS.
+ *
+ * Internal interfaces shared by the core, the hook and the policies.
+ */
+#ifndef WAKEPLACE_H
+#define WAKEPLACE_H
+
+#include <linux/types.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+
+#define WP_VERSION		"0.1.0"
+#define WP_NAME_MAX		32
+#define WP_MAX_TUNABLES		8
+#define WP_HIST_BUCKETS		32
+
+/* The policy declines: the kernel's own code decides this wakeup. */
+#define WP_HANDBACK		(-1)
+
+/**
+ * enum wp_outcome - how a pick was found, one per pick.
+ * @WP_OUT_TARGET: the target CPU (after wake_affine) was idle.
+ * @WP_OUT_PREV: the task's previous CPU was idle.
+ * @WP_OUT_RECENT: the task's recently used CPU was idle.
+ * @WP_OUT_SCAN: found by scanning runqueues.
+ * @WP_OUT_MASK: found in the per-LLC idle mask.
+ * @WP_OUT_FALLBACK: nothing idle found; fell back to the target.
+ * @WP_OUT_HANDBACK: the policy declined; the kernel decided.
+ * @WP_OUT_NR: number of outcomes.
+ */
+enum wp_outcome {
+	WP_OUT_TARGET,
+	WP_OUT_PREV,
+	WP_OUT_RECENT,
+	WP_OUT_SCAN,
+	WP_OUT_MASK,
+	WP_OUT_FALLBACK,
+	WP_OUT_HANDBACK,
+	WP_OUT_NR,
+};
+
+/**
+ * struct wp_wakeup - one wakeup being placed.
+ * @p: the waking task.
+ * @prev: the CPU @p last ran on (the kernel's prev_cpu).
+ * @target: the CPU chosen by wake_affine (this CPU or @prev); policies
+ *	search for an idle sibling around it.
+ * @this_cpu: the waker's CPU.
+ * @wake_flags: the kernel's WF_* flags.
+ * @sync: a synchronous wakeup (the waker is about to sleep).
+ * @shadow: computed for the shadow comparison: the policy must not change
+ *	any state (no claim, no write to the task or the runqueues).
+ * @outcome: set by the policy: how the pick was found.
+ * @scanned: set by the policy: CPUs examined by a scan.
+ * @remote_lines: runqueues of other CPUs read (counted by the accessors).
+ * @claim_lost: idle-mask candidates another waker claimed first.
+ * @stale_hint: idle-mask candidates that were not idle on re-check.
+ */
+struct wp_wakeup {
+	struct task_struct *p;
+	int prev;
+	int target;
+	int this_cpu;
+	int wake_flags;
+	bool sync;
+	bool shadow;
+	enum wp_outcome outcome;
+	unsigned int scanned;
+	unsigned int remote_lines;
+	unsigned int claim_lost;
+	unsigned int stale_hint;
+};
+
+/**
+ * struct wp_tunable - one integer knob of a policy.
+ * @name: file name under policies/<policy>/.
+ * @min: smallest accepted value.
+ * @max: largest accepted value.
+ * @def: value at load.
+ * @val: current value; read with READ_ONCE() on the wakeup path.
+ */
+struct wp_tunable {
+	const char *name;
+	int min;
+	int max;
+	int def;
+	int val;
+};
+
+struct wp_pstats;
+
+/**
+ * struct wakeplace_policy - a wakeup placement policy.
+ * @name: unique short name, as written to /sys/kernel/wakeplace/policy.
+ * @description: one line for humans.
+ * @select_cpu: choose the CPU for one wakeup.  Called with IRQs off,
+ *	under p->pi_lock, inside an RCU read-side section, never re-entered
+ *	on a CPU; must be notrace, lock-free, allocation-free and printk-free.
+ *	Returns a CPU, or %WP_HANDBACK to let the kernel decide.  Sets
+ *	@w->outcome.  A pick outside p->cpus_ptr or the active mask is
+ *	replaced by the kernel's decision and counted as corrected.  NULL
+ *	means the kernel's own code (the stock policy).
+ * @init: optional; prepares the policy before it is published (as active
+ *	or shadow).  Returns 0 or a negative errno; on error the switch
+ *	fails and the old policy stays.  May sleep.
+ * @exit: optional; undoes @init once no reader can see the policy.
+ * @needs_idle_state: the policy reads the per-LLC idle masks, which are
+ *	maintained only while such a policy is active or shadowed.
+ * @tunables: the policy's knobs, @nr_tunables of them.
+ * @nr_tunables: number of entries in @tunables.
+ * @stats: per-CPU statistics (owned by the core).
+ * @users: how many of active/shadow currently hold the policy (core).
+ * @kobj: the policy's directory under policies/ (core).
+ */
+struct wakeplace_policy {
+	const char *name;
+	const char *description;
+	int (*select_cpu)(struct wp_wakeup *w);
+	int (*init)(void);
+	void (*exit)(void);
+	bool needs_idle_state;
+	struct wp_tunable *tunables;
+	unsigned int nr_tunables;
+
+	/* owned by the core */
+	struct wp_pstats __percpu *stats;
+	unsigned int users;
+	struct kobject *kobj;
+};
+
+/* A tunable definition for a policy's table. */
+#define WP_TUNABLE(n, lo, hi, d) \
+	{ .name = (n), .min = (lo), .max = (hi), .def = (d), .val = (d) }
+
+/* Tunable value for the wakeup path. */
+static __always_inline int wp_tun(const struct wakeplace_policy *pol, int i)
+{
+	return READ_ONCE(pol->tunables[i].val);
+}
+
+/* policies/list.h expands this once per policy. */
+#define WP_POLICY(n) extern struct wakeplace_policy wp_policy_##n;
+#include "policies/list.h"
+#undef WP_POLICY
+
+extern struct wakeplace_policy *wp_policies[];
+extern unsigned int wp_nr_policies;
+
+/* core.c */
+struct wakeplace_policy *wp_policy_find(const char *name);
+int wp_set_policy(const char *name);
+int wp_set_shadow(const char *name);
+const char *wp_active_name(void);
+const char *wp_shadow_name(void);
+void wp_request_revert(const char *why);
+const char *wp_state(void);
+
+/* sysfs.c */
+int wp_sysfs_init(void);
+void wp_sysfs_exit(void);
+
+#endif /* WAKEPLACE_H */
