@@ -534,7 +534,7 @@ static void report_interval(const struct stats_args *a, int k,
 		if (j < 0)
 			continue;
 		delta(&c->st[i], &p->st[j], &d);
-		if (!d.ok || !shown(a, c, i, d.v[S_PICKS]))
+		if (!d.ok || !shown(a, c, i, c->st[i].v[S_PICKS]))
 			continue;
 		derive(&d, &dv);
 		if (!g.json) {
@@ -794,7 +794,7 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 			delta(&c->st[i], &p->st[j], &d);
 		else
 			d = c->st[i];
-		if (!d.ok || !shown(&a, c, i, d.v[S_PICKS]))
+		if (!d.ok || !shown(&a, c, i, c->st[i].v[S_PICKS]))
 			continue;
 		derive(&d, &dv);
 		for (k = 0; k < N_OUTCOMES; k++) {
