@@ -637,9 +637,10 @@ int cmd_load(int argc, char **argv)
 		rc = load_policies(&p);
 		if (rc)
 			return rc;
-		rc = lookup_policy(&p, policy, &idx);
-		if (rc)
-			return fail(rc, "module loaded, but: %s", error_message());
+		idx = find_policy(&p, policy);
+		if (idx < 0)
+			return usage_err("module loaded, but: unknown policy '%s', the default stays active; see `wakeplacectl policy list`",
+					 policy);
 		return set_policy(policy);
 	}
 	if (g.json) {
