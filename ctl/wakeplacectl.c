@@ -412,6 +412,9 @@ int main(int argc, char **argv)
 	rc = global_opts(&argc, argv, &version);
 	if (g.json && !g.help)
 		json_start();
+	if (!rc && argc > WP_ARG_MAX)
+		rc = usage_err("too many arguments (%d, at most %d)", argc - 1,
+			       WP_ARG_MAX);
 	for (i = 1; !rc && i < argc; i++)
 		if (strlen(argv[i]) > WP_ARG_MAX)
 			rc = usage_err("argument %d too long (%zu chars, at most %d)",

@@ -139,6 +139,7 @@ bad 2 "unknown policy to show" policy show nope
 bad 2 "invalid policy name" policy set 'bad name!'
 bad 2 "policy name > 64 chars" policy set "$long65"
 bad 2 "argument > 4096 chars" policy set mirror "$long5000"
+bad 2 "more than 4096 arguments" tune bounded $(seq 5000)
 bad 2 "missing NAME" policy set
 bad 2 "KEY without =" policy set bounded scan_limit
 bad 2 "empty KEY" policy set bounded =5
