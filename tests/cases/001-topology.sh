@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: guest CPU topology matches WP_TOPO (catches harness misconfiguration)
+# requires: vm
+# shellcheck source=tests/lib.sh
+. "$WP_TESTS/lib.sh"
+
+log "topology: ${WP_TOPO:-unset}"
+log "llc groups: $(llc_groups | tr '\n' ' ')"
+log "cores: $(cores | tr '\n' ' ')"
+
+case ${WP_TOPO:-} in
+llc2)
+	# -smp 4,sockets=2,cores=2: two LLCs of two CPUs, no SMT.
+	assert_eq "$(nr_cpus)" 4 "online CPUs"
+	assert_eq "$(nr_llc)" 2 "number of LLCs"
+	for g in $(llc_groups); do
+		assert_eq "$(cpulist_count "$g")" 2 "CPUs in LLC $g"
+	done
+	has_smt && fail "SMT siblings present: $(cores | tr '\n' ' ')"
+	pass "no SMT siblings"
+	assert_eq "$(nr_cores)" 4 "cores"
+	;;
+smt)
+	# -smp 4,sockets=1,cores=2,threads=2: one LLC, 2 cores x 2 threads.
+	assert_eq "$(nr_cpus)" 4 "online CPUs"
+	assert_eq "$(nr_llc)" 1 "number of LLCs"
+	assert_eq "$(llc_groups)" 0-3 "LLC CPUs"
+	has_smt || fail "no SMT siblings"
+	pass "SMT siblings present"
+	assert_eq "$(nr_cores)" 2 "cores"
+	for c in $(cores); do
+		assert_eq "$(cpulist_count "$c")" 2 "threads in core $c"
+	done
+	assert_eq "$(cat /sys/devices/system/cpu/smt/active 2>/dev/null)" 1 \
+		"/sys/devices/system/cpu/smt/active"
+	;;
+'')
+	skip "WP_TOPO not set (run through tests/check or runner -p)"
+	;;
+*)
+	skip "no expectation for topology '$WP_TOPO'"
+	;;
+esac
+
+# Every CPU's LLC list contains the CPU itself, and its SMT siblings share
+# its LLC: a cache description that contradicts itself is a harness bug.
+for c in $(online_cpus); do
+	llc=" $(cpulist_expand "$(cpus_of_llc "$c")") "
+	[[ $llc == *" $c "* ]] || fail "cpu$c not in its own LLC ($llc)"
+	for s in $(cpulist_expand "$(smt_siblings "$c")"); do
+		[[ $llc == *" $s "* ]] || fail "cpu$c: SMT sibling $s outside its LLC"
+	done
+done
+pass "LLC and SMT lists consistent"

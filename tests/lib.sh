@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared helpers for the in-guest test cases (tests/cases/NNN-name.sh).
+# A case does `. "$WP_TESTS/lib.sh"` and then exits 0 (pass), 1 (fail) or
+# 4 (skip, after printing "SKIP: reason").  `fail` and `skip` exit for you.
+#
+# Environment (exported by tests/runner): WP_TESTS, WP_ROOT, WP_KO,
+# WP_KO_RELEASE, WP_CTL, WP_BENCH, WP_OUT, WP_TOPO.  See tests/README.md.
+
+WP_SYSFS=${WP_SYSFS:-/sys/kernel/wakeplace}
+WP_MODNAME=${WP_MODNAME:-wakeplace}
+
+# ---------------------------------------------------------------- logging ---
+
+# log MSG...: a TAP comment line in the test's output.  All of log, pass,
+# fail and skip write to stderr, so that a helper's stdout stays data.
+log() { printf "# %s\n" "$*" >&2; }
+
+# fail MSG...: print the reason and end the test as failed.  Called in a
+# subshell it only ends the subshell: test `|| exit 1` after one.
+fail() {
+	printf "FAIL: %s\n" "$*" >&2
+	exit 1
+}
+
+# skip MSG...: print the reason and end the test as skipped.
+skip() {
+	printf "SKIP: %s\n" "$*" >&2
+	exit 4
+}
+
+# pass MSG...: note a sub-check that held.
+pass() { printf "ok: %s\n" "$*" >&2; }
+
+assert_eq() { # ACTUAL EXPECTED MSG
+	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+	pass "$3 (= '$1')"
+}
+
+assert_ne() { # ACTUAL UNEXPECTED MSG
+	[ "$1" != "$2" ] || fail "$3: got '$1', expected anything else"
+	pass "$3 (= '$1')"
+}
+
+_wp_int() { [[ $1 =~ ^-?[0-9]+$ ]]; }
+
+_wp_cmp() { # OP ACTUAL BOUND MSG
+	_wp_int "$2" || fail "$4: '$2' is not an integer"
+	_wp_int "$3" || fail "$4: bound '$3' is not an integer"
+	local ok=0
+	case $1 in
+	-ge) (($2 >= $3)) && ok=1 ;;
+	-gt) (($2 > $3)) && ok=1 ;;
+	-le) (($2 <= $3)) && ok=1 ;;
+	-lt) (($2 < $3)) && ok=1 ;;
+	esac
+	[ "$ok" = 1 ] || fail "$4: expected $1 $3, got $2"
+	pass "$4 ($2 $1 $3)"
+}
+
+assert_ge() { _wp_cmp -ge "$@"; } # ACTUAL MIN MSG
+assert_gt() { _wp_cmp -gt "$@"; } # ACTUAL BOUND MSG
+assert_le() { _wp_cmp -le "$@"; } # ACTUAL MAX MSG
+assert_lt() { _wp_cmp -lt "$@"; } # ACTUAL BOUND MSG
+
+assert_match() { # STRING ERE MSG
+	[[ $1 =~ $2 ]] || fail "$3: '$1' does not match /$2/"
+	pass "$3"
+}
+
+# must CMD...: run a command, fail the test with its output if it fails.
+must() {
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf "%s\n" "$out" >&2
+	[ "$rc" = 0 ] || fail "command failed (exit $rc): $*"
+}
+
+# must_fail CMD...: the command is expected to fail.
+must_fail() {
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf "%s\n" "$out" >&2
+	[ "$rc" != 0 ] || fail "command succeeded but should have failed: $*"
+	pass "fails as expected (exit $rc): $*"
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.2 s until it succeeds; returns
+# 1 after SECONDS.  A hang guard, not a speed limit: be generous (TCG).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# ---------------------------------------------------------------- cleanup ---
+
+# at_exit CMD: run CMD (a string, eval'ed) when the test exits, last added
+# first.  Use this instead of `trap ... EXIT`, which would replace ours.
+_wp_exit_cmds=()
+at_exit() { _wp_exit_cmds=("$1" "${_wp_exit_cmds[@]}"); }
+
+_wp_on_exit() {
+	local rc=$? c
+	for c in "${_wp_exit_cmds[@]}"; do
+		eval "$c" || true
+	done
+	stop_load
+	exit "$rc"
+}
+
+# ----------------------------------------------------------------- kernel ---
+
+# dmesg_tail [N]: the last N (default 30) kernel log lines.
+dmesg_tail() { dmesg 2>/dev/null | tail -n "${1:-30}"; }
+
+# dmesg_since_start: kernel log since the runner started this test.
+dmesg_since_start() {
+	local all
+	all=$(dmesg 2>/dev/null)
+	if [ -n "${WP_KMSG_MARK:-}" ] && grep -qF -- "$WP_KMSG_MARK" <<<"$all"; then
+		sed -n "\|$WP_KMSG_MARK|,\$p" <<<"$all" | tail -n +2
+	else
+		printf '%s\n' "$all"
+	fi
+}
+
+# taint: the current /proc/sys/kernel/tainted value.
+taint() { cat /proc/sys/kernel/tainted; }
+
+# ----------------------------------------------------------------- module ---
+
+wp_loaded() { [ -d "/sys/module/$WP_MODNAME" ]; }
+
+# wp_sysfs [FILE]: path of the module's sysfs directory or of a file in it.
+wp_sysfs() { printf '%s\n' "$WP_SYSFS${1:+/$1}"; }
+
+# wp_read FILE: print a sysfs attribute; fails the test if unreadable.
+wp_read() {
+	local v
+	v=$(cat "$WP_SYSFS/$1" 2>&1) || fail "cannot read $WP_SYSFS/$1: $v"
+	printf '%s\n' "$v"
+}
+
+# wp_write FILE VALUE: write a sysfs attribute, returning the write's status
+# (so a test can assert that a bad value is refused).
+wp_write() {
+	local err
+	err=$( { printf '%s' "$2" > "$WP_SYSFS/$1"; } 2>&1) && return 0
+	printf "write %q > %s: %s\n" "$2" "$WP_SYSFS/$1" "${err##*: }" >&2
+	return 1
+}
+
+# wp_load_ko KO [param=value...]: insmod a given module file.
+wp_load_ko() {
+	local ko=$1 out
+	shift
+	[ -f "$ko" ] || fail "module not built: $ko"
+	if wp_loaded; then
+		fail "wp_load: $WP_MODNAME is already loaded"
+	fi
+	if ! out=$(insmod "$ko" "$@" 2>&1); then
+		printf "%s\n" "$out" >&2
+		log "dmesg tail:"
+		dmesg_tail 20 | sed "s/^/#   /" >&2
+		fail "insmod $ko $* failed"
+	fi
+	log "loaded $ko $*"
+}
+
+# wp_load [param=value...]: load the test flavour (WP_KO).
+wp_load() { wp_load_ko "$WP_KO" "$@"; }
+
+# wp_load_release [param=value...]: load the release flavour (WP_KO_RELEASE).
+wp_load_release() { wp_load_ko "$WP_KO_RELEASE" "$@"; }
+
+# wp_unload: rmmod; fails the test with the dmesg tail if that fails.
+wp_unload() {
+	local out
+	wp_loaded || fail "wp_unload: $WP_MODNAME is not loaded"
+	if ! out=$(rmmod "$WP_MODNAME" 2>&1); then
+		printf "%s\n" "$out" >&2
+		log "dmesg tail:"
+		dmesg_tail 20 | sed "s/^/#   /" >&2
+		fail "rmmod $WP_MODNAME failed"
+	fi
+	log "unloaded $WP_MODNAME"
+}
+
+# ------------------------------------------------------- background load ---
+
+# bg_load [perf bench sched messaging args]: start a background loop of
+# `perf bench sched messaging` (default: -g 2 -l 50) in its own process
+# group.  Several may run; stop_load (also run at exit) stops them all.
+WP_BG_PIDS=()
+bg_load() {
+	command -v perf >/dev/null || fail "bg_load: perf not installed"
+	local args=("$@")
+	[ ${#args[@]} -gt 0 ] || args=(-g 2 -l 50)
+	setsid bash -c 'while :; do perf bench sched messaging "$@" \
+		>/dev/null 2>&1 || sleep 1; done' bg_load "${args[@]}" \
+		</dev/null &
+	WP_BG_PIDS+=("$!")
+	log "bg_load started (pgid $!): perf bench sched messaging ${args[*]}"
+}
+
+stop_load() {
+	local p
+	for p in "${WP_BG_PIDS[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+	for p in "${WP_BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+		kill -KILL -- "-$p" 2>/dev/null
+	done
+	WP_BG_PIDS=()
+	return 0
+}
+
+# ---------------------------------------------------------------- topology ---
+
+# cpulist_expand LIST: "0-2,5" -> "0 1 2 5".
+cpulist_expand() {
+	local part a b out=() i
+	local IFS=,
+	for part in $1; do
+		if [[ $part == *-* ]]; then
+			a=${part%-*}
+			b=${part#*-}
+			for ((i = a; i <= b; i++)); do
+				out+=("$i")
+			done
+		elif [ -n "$part" ]; then
+			out+=("$part")
+		fi
+	done
+	IFS=" "
+	echo "${out[*]}"
+}
+
+# cpulist_count LIST: number of CPUs in a list.
+cpulist_count() {
+	local c
+	read -ra c <<<"$(cpulist_expand "$1")"
+	echo "${#c[@]}"
+}
+
+online_cpus() { cpulist_expand "$(cat /sys/devices/system/cpu/online)"; }
+nr_cpus() { cpulist_count "$(cat /sys/devices/system/cpu/online)"; }
+
+# llc_index CPU: sysfs cache directory of the CPU's last-level cache (the
+# highest level that is unified or data), empty when none is described.
+llc_index() {
+	local d lvl type best="" bestlvl=0
+	for d in /sys/devices/system/cpu/cpu"$1"/cache/index*; do
+		[ -r "$d/level" ] || continue
+		lvl=$(cat "$d/level")
+		type=$(cat "$d/type")
+		[ "$type" = Instruction ] && continue
+		if [ "$lvl" -gt "$bestlvl" ]; then
+			bestlvl=$lvl
+			best=$d
+		fi
+	done
+	echo "$best"
+}
+
+# cpus_of_llc CPU: shared_cpu_list of the CPU's LLC (the CPU alone if no
+# cache is described).
+cpus_of_llc() {
+	local d
+	d=$(llc_index "$1")
+	if [ -n "$d" ]; then
+		cat "$d/shared_cpu_list"
+	else
+		echo "$1"
+	fi
+}
+
+# llc_groups: one line per distinct LLC (its CPU list), sorted.
+llc_groups() {
+	local c
+	for c in $(online_cpus); do
+		cpus_of_llc "$c"
+	done | sort -u -V
+}
+
+nr_llc() { llc_groups | wc -l; }
+
+# smt_siblings CPU: thread_siblings_list of the CPU (includes the CPU).
+smt_siblings() {
+	cat "/sys/devices/system/cpu/cpu$1/topology/thread_siblings_list"
+}
+
+# cores: one line per distinct core (its SMT sibling list), sorted.
+cores() {
+	local c
+	for c in $(online_cpus); do
+		smt_siblings "$c"
+	done | sort -u -V
+}
+
+nr_cores() { cores | wc -l; }
+
+# has_smt: true when some online CPU has an online SMT sibling.
+has_smt() {
+	local c
+	for c in $(online_cpus); do
+		[ "$(cpulist_count "$(smt_siblings "$c")")" -gt 1 ] && return 0
+	done
+	return 1
+}
+
+# ------------------------------------------------------------- requirements ---
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip "$c not installed"
+	done
+}
+require_smt() { has_smt || skip "no SMT siblings in this topology"; }
+require_multi_llc() {
+	[ "$(nr_llc)" -ge 2 ] || skip "only one LLC in this topology"
+}
+require_module() { [ -f "$WP_KO" ] || skip "test module not built: $WP_KO"; }
+
+# Install the exit handler unless sourced by the runner itself.
+if [ -z "${WP_LIB_NO_TRAP:-}" ]; then
+	trap _wp_on_exit EXIT
+fi
