@@ -57,4 +57,11 @@
  */
 #define WP_HAVE_DELAYED		WP_K612
 
+/* __assign_str() lost its source argument in 6.10. */
+#if WP_K612
+#define WP_TRACE_ASSIGN_STR(dst, src)	__assign_str(dst)
+#else
+#define WP_TRACE_ASSIGN_STR(dst, src)	__assign_str(dst, src)
+#endif
+
 #endif /* WP_COMPAT_H */

@@ -181,6 +181,7 @@ notrace int wp_place(struct wakeplace_policy *pol, struct wp_wakeup *w)
 	int this = smp_processor_id();
 	bool want_affine;
 	unsigned int flips;
+	int cpu;
 
 	w->this_cpu = this;
 	w->sync = (w->wake_flags & WP_WF_SYNC) && !(current->flags & PF_EXITING);
@@ -215,7 +216,20 @@ notrace int wp_place(struct wakeplace_policy *pol, struct wp_wakeup *w)
 		if (affine && this != w->prev)
 			w->target = wp_wake_affine(w, affine);
 	}
-	return pol->select_cpu(w);
+	cpu = pol->select_cpu(w);
+	/*
+	 * Like the kernel's search, a policy may name target or prev when
+	 * they are no longer allowed or active; the kernel then falls back
+	 * (select_fallback_rq).  Hand those back: record_wakee and
+	 * recent_used_cpu, already updated, are idempotent when the kernel
+	 * runs them again.
+	 */
+	if (cpu >= 0 && (!cpumask_test_cpu(cpu, p->cpus_ptr) ||
+			 !cpu_active(cpu))) {
+		w->outcome = WP_OUT_HANDBACK;
+		return WP_HANDBACK;
+	}
+	return cpu;
 }
 
 /**

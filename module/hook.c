@@ -28,6 +28,9 @@
 #include "fair.h"
 #include "stats.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /**
  * struct wp_pcpu - per-CPU state of the hook.
  * @bypass: set while we call the kernel's function ourselves.
@@ -256,6 +259,8 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	wp_account(pol, &w, cpu, cost, timed);
+	trace_select_cpu(pol->name, p->pid, prev, w.target, cpu, w.outcome,
+			 w.scanned);
 	if (sh && sh != pol)
 		wp_account_shadow(sh, scpu == WP_HANDBACK ? -1 : scpu, cpu);
 

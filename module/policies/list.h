@@ -6,3 +6,10 @@
  */
 WP_POLICY(stock)
 WP_POLICY(mirror)
+WP_POLICY(noscan)
+WP_POLICY(bounded)
+WP_POLICY(util)
+WP_POLICY(idlemask)
+WP_POLICY(idlecore)
+WP_POLICY(prevsmt)
+WP_POLICY(cachehot)

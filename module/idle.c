@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-LLC idle state, maintained from the sched_switch tracepoint (a CPU
+ * switching to its idle task sets its bit, switching away clears it) and
+ * from power:cpu_idle (an idle CPU whose bit a waker claimed but never used
+ * becomes visible again on its next idle entry).  Each bit is tested before
+ * it is written, so the shared line is dirtied only on real transitions.
+ *
+ * The state is built for the LLCs that exist and replaced as a whole (RCU)
+ * when the topology changes: CPU hotplug, or sched domains rebuilt by
+ * cpusets, which picks notice as a changed sd_llc_id or sd_llc_size.
+ *
+ * It exists only while a policy that needs it is active or shadowed.
+ */
+#include <linux/cpuhotplug.h>
+#include <linux/cpu.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+#include <linux/sched/clock.h>
+#include "idle.h"
+#include "stats.h"
+
+struct wp_idle_state __rcu *wp_idle_st;
+
+static DEFINE_MUTEX(wp_idle_mutex);
+static unsigned int wp_idle_users;
+static bool wp_idle_dying;
+static unsigned long wp_rebuild_pending;
+static struct tracepoint *wp_tp_switch, *wp_tp_cpu_idle;
+static bool wp_on_switch, wp_on_cpu_idle;
+static enum cpuhp_state wp_cpuhp_state;
+
+/* cachehot: per-CPU reservation of a short sleeper's CPU. */
+struct wp_reserve {
+	struct task_struct *owner;	/* compared, never dereferenced */
+	u64 until;
+	u64 in_ts;
+};
+static DEFINE_PER_CPU(struct wp_reserve, wp_reserve);
+static u64 wp_res_hot_ns __read_mostly;
+static u64 wp_res_short_ns __read_mostly;
+
+static notrace void wp_mark_idle(struct wp_llc *llc, int cpu)
+{
+	int sib;
+
+	if (!test_bit(cpu, llc->idle))
+		set_bit(cpu, llc->idle);
+	/* The whole core is idle when every sibling is. */
+	for_each_cpu(sib, cpu_smt_mask(cpu))
+		if (!test_bit(sib, llc->idle))
+			return;
+	for_each_cpu(sib, cpu_smt_mask(cpu))
+		if (!test_bit(sib, llc->core))
+			set_bit(sib, llc->core);
+}
+
+static notrace void wp_mark_busy(struct wp_llc *llc, int cpu)
+{
+	int sib;
+
+	if (test_bit(cpu, llc->idle))
+		clear_bit(cpu, llc->idle);
+	for_each_cpu(sib, cpu_smt_mask(cpu))
+		if (test_bit(sib, llc->core))
+			clear_bit(sib, llc->core);
+}
+
+static notrace struct wp_llc *wp_llc_raw(int cpu)
+{
+	struct wp_idle_state *st = rcu_dereference_sched(wp_idle_st);
+	int i;
+
+	if (!st)
+		return NULL;
+	i = st->llc_of[cpu];
+	return i < 0 ? NULL : &st->llc[i];
+}
+
+static notrace void wp_note_reserve(struct task_struct *prev,
+				    struct task_struct *next,
+				    unsigned int prev_state)
+{
+	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
+	u64 hot = READ_ONCE(wp_res_hot_ns), now;
+
+	if (!hot)
+		return;
+	now = local_clock();
+	/* A CFS task going to sleep after a short run: keep its CPU warm. */
+	if (!is_idle_task(prev) && prev_state != TASK_RUNNING &&
+	    now - r->in_ts < READ_ONCE(wp_res_short_ns)) {
+		WRITE_ONCE(r->owner, prev);
+		WRITE_ONCE(r->until, now + hot);
+	}
+	if (next == r->owner)
+		WRITE_ONCE(r->owner, NULL);
+	r->in_ts = now;
+}
+
+static notrace void wp_probe_switch(void *data, bool preempt,
+				    struct task_struct *prev,
+				    struct task_struct *next,
+				    unsigned int prev_state)
+{
+	int cpu = smp_processor_id();
+	struct wp_llc *llc = wp_llc_raw(cpu);
+
+	if (llc) {
+		if (is_idle_task(next))
+			wp_mark_idle(llc, cpu);
+		else if (is_idle_task(prev))
+			wp_mark_busy(llc, cpu);
+	}
+	wp_note_reserve(prev, next, prev_state);
+}
+
+static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
+				      unsigned int cpu)
+{
+	struct wp_llc *llc;
+
+	/* (unsigned int)-1 is PWR_EVENT_EXIT: leaving idle. */
+	if (state == (unsigned int)-1 || cpu != smp_processor_id())
+		return;
+	llc = wp_llc_raw(cpu);
+	if (llc && !test_bit(cpu, llc->idle) && wp_rq_idle(wp_rq(cpu)))
+		wp_mark_idle(llc, cpu);
+}
+
+/**
+ * wp_idle_reserved_for_other() - cachehot: is @cpu kept for another task?
+ * @cpu: a CPU.
+ * @p: the waking task.
+ * @now: local_clock().
+ *
+ * Return: true while @cpu's reservation for a task other than @p lasts.
+ */
+notrace bool wp_idle_reserved_for_other(int cpu, struct task_struct *p, u64 now)
+{
+	struct wp_reserve *r = per_cpu_ptr(&wp_reserve, cpu);
+	struct task_struct *o = READ_ONCE(r->owner);
+
+	return o && o != p && time_before64(now, READ_ONCE(r->until));
+}
+
+/**
+ * wp_idle_reserved_for() - cachehot: is @cpu kept for @p?
+ * @cpu: a CPU.
+ * @p: the waking task.
+ * @now: local_clock().
+ *
+ * Return: true while @cpu's reservation for @p lasts.
+ */
+notrace bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now)
+{
+	struct wp_reserve *r = per_cpu_ptr(&wp_reserve, cpu);
+
+	return READ_ONCE(r->owner) == p &&
+	       time_before64(now, READ_ONCE(r->until));
+}
+
+/**
+ * wp_idle_set_reserve() - cachehot's knobs, read by the sched_switch probe.
+ * @hot_us: how long a short sleeper's CPU is kept for it (0: off).
+ * @short_us: a run shorter than this makes a short sleeper.
+ */
+void wp_idle_set_reserve(int hot_us, int short_us)
+{
+	WRITE_ONCE(wp_res_short_ns, (u64)short_us * NSEC_PER_USEC);
+	WRITE_ONCE(wp_res_hot_ns, (u64)hot_us * NSEC_PER_USEC);
+}
+
+static void wp_state_free(struct wp_idle_state *st)
+{
+	int i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nr_llc; i++) {
+		kfree(st->llc[i].idle);
+		kfree(st->llc[i].core);
+	}
+	kfree(st->llc_of);
+	kfree(st);
+}
+
+/* A bitmap of nr_cpu_ids bits alone on its cache line(s). */
+static unsigned long *wp_line_bitmap(void)
+{
+	size_t sz = BITS_TO_LONGS(nr_cpu_ids) * sizeof(long);
+
+	return kzalloc(ALIGN(max_t(size_t, sz, L1_CACHE_BYTES),
+			     L1_CACHE_BYTES), GFP_KERNEL);
+}
+
+/* Build the state for the LLCs as the kernel has them now. */
+static struct wp_idle_state *wp_state_build(void)
+{
+	struct wp_idle_state *st;
+	int cpu, i, n = 0;
+	int *ids;
+
+	ids = kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return NULL;
+	for_each_online_cpu(cpu) {
+		int id = wp_sd_llc_id(cpu);
+
+		for (i = 0; i < n && ids[i] != id; i++)
+			;
+		if (i == n)
+			ids[n++] = id;
+	}
+	st = kzalloc(struct_size(st, llc, n), GFP_KERNEL);
+	if (!st)
+		goto out;
+	st->nr_llc = n;
+	st->llc_of = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
+	if (!st->llc_of)
+		goto fail;
+	for (i = 0; i < nr_cpu_ids; i++)
+		st->llc_of[i] = -1;
+	for (i = 0; i < n; i++) {
+		st->llc[i].id = ids[i];
+		st->llc[i].idle = wp_line_bitmap();
+		st->llc[i].core = wp_line_bitmap();
+		if (!st->llc[i].idle || !st->llc[i].core)
+			goto fail;
+	}
+	for_each_online_cpu(cpu) {
+		for (i = 0; ids[i] != wp_sd_llc_id(cpu); i++)
+			;
+		st->llc_of[cpu] = i;
+		st->llc[i].weight = wp_sd_llc_size(cpu);
+	}
+	/* Seed from the runqueues; the probes keep it current from here. */
+	preempt_disable();
+	for_each_online_cpu(cpu)
+		if (wp_rq_idle(wp_rq(cpu)))
+			wp_mark_idle(&st->llc[st->llc_of[cpu]], cpu);
+	preempt_enable();
+out:
+	kfree(ids);
+	return st;
+fail:
+	wp_state_free(st);
+	st = NULL;
+	goto out;
+}
+
+static int wp_state_replace(void)
+{
+	struct wp_idle_state *st, *old;
+
+	cpus_read_lock();
+	st = wp_state_build();
+	cpus_read_unlock();
+	if (!st)
+		return -ENOMEM;
+	old = rcu_dereference_protected(wp_idle_st,
+					lockdep_is_held(&wp_idle_mutex));
+	rcu_assign_pointer(wp_idle_st, st);
+	this_cpu_inc(wp_counters.c[WP_C_REBUILDS]);
+	if (old) {
+		synchronize_rcu();
+		wp_state_free(old);
+	}
+	return 0;
+}
+
+static void wp_rebuild_workfn(struct work_struct *work)
+{
+	mutex_lock(&wp_idle_mutex);
+	clear_bit(0, &wp_rebuild_pending);
+	if (!wp_idle_dying && wp_idle_users)
+		wp_state_replace();
+	mutex_unlock(&wp_idle_mutex);
+}
+static DECLARE_WORK(wp_rebuild_work, wp_rebuild_workfn);
+
+static void wp_rebuild_irq(struct irq_work *iw)
+{
+	schedule_work(&wp_rebuild_work);
+}
+static DEFINE_IRQ_WORK(wp_rebuild_iw, wp_rebuild_irq);
+
+/**
+ * wp_idle_request_rebuild() - ask for the state to be rebuilt.  Safe from
+ * the wakeup path (IRQs off, scheduler locks held): an irq_work queues the
+ * work.  Requests while one is pending are merged.
+ */
+notrace void wp_idle_request_rebuild(void)
+{
+	if (!test_and_set_bit(0, &wp_rebuild_pending))
+		irq_work_queue(&wp_rebuild_iw);
+}
+
+static int wp_cpu_online(unsigned int cpu)
+{
+	wp_idle_request_rebuild();
+	return 0;
+}
+
+/* Runs on the outgoing CPU: hide it at once, then rebuild. */
+static int wp_cpu_offline(unsigned int cpu)
+{
+	struct wp_llc *llc;
+
+	preempt_disable();
+	llc = wp_llc_raw(cpu);
+	if (llc)
+		wp_mark_busy(llc, cpu);
+	preempt_enable();
+	wp_idle_request_rebuild();
+	return 0;
+}
+
+static void wp_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		wp_tp_switch = tp;
+	else if (!strcmp(tp->name, "cpu_idle"))
+		wp_tp_cpu_idle = tp;
+}
+
+static void wp_idle_teardown(void)
+{
+	struct wp_idle_state *st;
+
+	if (wp_cpuhp_state > 0)
+		cpuhp_remove_state_nocalls(wp_cpuhp_state);
+	wp_cpuhp_state = 0;
+	if (wp_on_cpu_idle)
+		tracepoint_probe_unregister(wp_tp_cpu_idle,
+					    wp_probe_cpu_idle, NULL);
+	if (wp_on_switch)
+		tracepoint_probe_unregister(wp_tp_switch, wp_probe_switch, NULL);
+	wp_on_cpu_idle = wp_on_switch = false;
+	tracepoint_synchronize_unregister();
+	irq_work_sync(&wp_rebuild_iw);
+	cancel_work_sync(&wp_rebuild_work);
+	clear_bit(0, &wp_rebuild_pending);
+
+	mutex_lock(&wp_idle_mutex);
+	st = rcu_dereference_protected(wp_idle_st,
+				       lockdep_is_held(&wp_idle_mutex));
+	RCU_INIT_POINTER(wp_idle_st, NULL);
+	mutex_unlock(&wp_idle_mutex);
+	synchronize_rcu();
+	wp_state_free(st);
+}
+
+/**
+ * wp_idle_get() - start maintaining the idle state (first user) or take
+ * another reference.  Called from a policy's init, may sleep.
+ *
+ * Return: 0, -ENOENT if a tracepoint is missing, or another errno.
+ */
+int wp_idle_get(void)
+{
+	int ret;
+
+	mutex_lock(&wp_idle_mutex);
+	if (wp_idle_users++) {
+		mutex_unlock(&wp_idle_mutex);
+		return 0;
+	}
+	wp_idle_dying = false;
+	ret = wp_state_replace();
+	mutex_unlock(&wp_idle_mutex);
+	if (ret)
+		goto err;
+
+	for_each_kernel_tracepoint(wp_find_tp, NULL);
+	ret = -ENOENT;
+	if (!wp_tp_switch || !wp_tp_cpu_idle) {
+		pr_err("wakeplace: tracepoint sched_switch or cpu_idle not found\n");
+		goto err;
+	}
+	ret = tracepoint_probe_register(wp_tp_switch, wp_probe_switch, NULL);
+	if (ret)
+		goto err;
+	wp_on_switch = true;
+	ret = tracepoint_probe_register(wp_tp_cpu_idle, wp_probe_cpu_idle,
+					NULL);
+	if (ret)
+		goto err;
+	wp_on_cpu_idle = true;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "wakeplace:online",
+					wp_cpu_online, wp_cpu_offline);
+	if (ret < 0)
+		goto err;
+	wp_cpuhp_state = ret;
+	/* Transitions between the first build and the probes: rebuild. */
+	mutex_lock(&wp_idle_mutex);
+	ret = wp_state_replace();
+	mutex_unlock(&wp_idle_mutex);
+	if (ret)
+		goto err;
+	return 0;
+err:
+	mutex_lock(&wp_idle_mutex);
+	wp_idle_users--;
+	wp_idle_dying = true;
+	mutex_unlock(&wp_idle_mutex);
+	wp_idle_teardown();
+	return ret;
+}
+
+/**
+ * wp_idle_put() - drop a reference; the last one stops the probes and
+ * frees the state once no reader can see it.
+ */
+void wp_idle_put(void)
+{
+	mutex_lock(&wp_idle_mutex);
+	if (--wp_idle_users) {
+		mutex_unlock(&wp_idle_mutex);
+		return;
+	}
+	wp_idle_dying = true;
+	mutex_unlock(&wp_idle_mutex);
+	wp_idle_teardown();
+}
+
+/**
+ * wp_mask_try() - take @cpu if the mask says it is idle.
+ * @w: the wakeup.
+ * @llc: @cpu's LLC state.
+ * @cpu: the candidate.
+ *
+ * Reads @cpu's runqueue only when its bit is set: claims the bit (a shadow
+ * only tests it), then re-checks the runqueue, since the mask is a hint.
+ *
+ * Return: true if @cpu is idle, allowed and now ours.
+ */
+notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
+{
+	if (!test_bit(cpu, llc->idle) ||
+	    !cpumask_test_cpu(cpu, w->p->cpus_ptr))
+		return false;
+	if (!w->shadow && !wp_idle_claim(llc, cpu)) {
+		w->claim_lost++;
+		return false;
+	}
+	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
+		w->stale_hint++;
+		return false;
+	}
+	return true;
+}
+
+/**
+ * wp_mask_pick() - the first CPU of @mask in p->cpus_ptr from @from,
+ * wrapping, that can be claimed and is idle on re-check.
+ * @w: the wakeup.
+ * @llc: the LLC state @mask belongs to.
+ * @mask: @llc->idle or @llc->core.
+ * @from: where the search starts.
+ * @tries: at most this many candidates are claimed and re-checked.
+ *
+ * Return: the CPU, or -1.
+ */
+notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
+			 unsigned long *mask, int from, int tries)
+{
+	struct cpumask *cpus = wp_scratch_mask();
+	int cpu;
+
+	cpumask_and(cpus, to_cpumask(mask), w->p->cpus_ptr);
+	for_each_cpu_wrap(cpu, cpus, from) {
+		if (tries-- <= 0)
+			break;
+		w->scanned++;
+		if (wp_mask_try(w, llc, cpu))
+			return cpu;
+	}
+	return -1;
+}

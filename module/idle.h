@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-LLC idle state: which CPUs, and which whole cores, are idle.  A hint
+ * kept cheap to read: one object per LLC, its masks on their own cache
+ * lines, written only on real transitions.
+ */
+#ifndef WP_IDLE_H
+#define WP_IDLE_H
+
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/rcupdate.h>
+#include "wakeplace.h"
+#include "sched.h"
+
+/**
+ * struct wp_llc - idle state of one LLC.
+ * @idle: CPUs of the LLC running their idle task (own cache line).
+ * @core: CPUs of the LLC whose whole SMT core is idle (own cache line).
+ * @id: the kernel's sd_llc_id of the LLC when the state was built.
+ * @weight: CPUs in the LLC when the state was built.
+ */
+struct wp_llc {
+	unsigned long *idle;
+	unsigned long *core;
+	int id;
+	int weight;
+};
+
+/**
+ * struct wp_idle_state - the idle state of all LLCs, replaced as a whole.
+ * @rcu: for freeing after readers are done.
+ * @nr_llc: number of LLCs.
+ * @llc_of: index into @llc of each CPU (-1: offline when built).
+ * @llc: the LLCs.
+ */
+struct wp_idle_state {
+	struct rcu_head rcu;
+	int nr_llc;
+	int *llc_of;
+	struct wp_llc llc[];
+};
+
+extern struct wp_idle_state __rcu *wp_idle_st;
+
+int wp_idle_get(void);
+void wp_idle_put(void);
+void wp_idle_request_rebuild(void);
+
+/**
+ * wp_llc_of() - the idle state of @cpu's LLC, if it is current.
+ * @cpu: a CPU.
+ *
+ * Return: the LLC's state, or NULL while the state is missing or stale (the
+ * kernel's LLC of @cpu changed since it was built: hotplug, cpusets); a
+ * rebuild has then been requested and the caller falls back.
+ */
+static __always_inline struct wp_llc *wp_llc_of(int cpu)
+{
+	struct wp_idle_state *st = rcu_dereference_sched(wp_idle_st);
+	struct wp_llc *llc;
+	int i;
+
+	if (unlikely(!st))
+		return NULL;
+	i = st->llc_of[cpu];
+	if (unlikely(i < 0)) {
+		if (!cpu_online(cpu))
+			return NULL;	/* offline: in no LLC, not stale */
+		goto stale;
+	}
+	llc = &st->llc[i];
+	if (unlikely(llc->id != wp_sd_llc_id(cpu) ||
+		     llc->weight != wp_sd_llc_size(cpu)))
+		goto stale;
+	return llc;
+stale:
+	wp_idle_request_rebuild();
+	return NULL;
+}
+
+/* Claim @cpu from the mask: only one waker wins an idle CPU. */
+static __always_inline bool wp_idle_claim(struct wp_llc *llc, int cpu)
+{
+	return test_and_clear_bit(cpu, llc->idle);
+}
+
+/* Give back a claimed CPU that turned out unused. */
+static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
+{
+	if (!test_bit(cpu, llc->idle))
+		set_bit(cpu, llc->idle);
+}
+
+bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
+int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, unsigned long *mask,
+		 int from, int tries);
+struct cpumask *wp_scratch_mask(void);
+
+/* cachehot: is @cpu reserved for a task other than @p right now? */
+bool wp_idle_reserved_for_other(int cpu, struct task_struct *p, u64 now);
+bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now);
+void wp_idle_set_reserve(int hot_us, int short_us);
+
+#endif /* WP_IDLE_H */

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * noscan: no LLC scan at all, as before 2.6.33 (seed 002): target if idle,
+ * else prev if idle and sharing the cache, else target.  At most two
+ * remote runqueues read per pick.
+ */
+#include "../fair.h"
+
+static notrace int noscan_select(struct wp_wakeup *w)
+{
+	int t = w->target, prev = w->prev;
+
+	if (wp_idle_or_sched_idle(w, t)) {
+		w->outcome = WP_OUT_TARGET;
+		return t;
+	}
+	if (prev != t && wp_cpus_share_cache(prev, t) &&
+	    wp_idle_or_sched_idle(w, prev)) {
+		w->outcome = WP_OUT_PREV;
+		return prev;
+	}
+	w->outcome = WP_OUT_FALLBACK;
+	return t;
+}
+
+struct wakeplace_policy wp_policy_noscan = {
+	.name = "noscan",
+	.description = "target or prev if idle, no LLC scan (2.6.32 behaviour)",
+	.select_cpu = noscan_select,
+};
