@@ -16,8 +16,8 @@
  *	cv%		100 * sd / mean of the block values
  *	ratio		mean / mean of the baseline
  *	gmean, CI	geometric mean of the paired per-round ratios
- *			policy/baseline and its percentile-bootstrap
- *			interval (seeded: output is deterministic)
+ *			policy/baseline and its bootstrap interval (expanded
+ *			percentile method, seeded: output is deterministic)
  *	*		the interval excludes 1.0 and there are at least
  *			min-pairs pairs
  * and an A/A control row per group: the two baseline blocks of each round
@@ -87,8 +87,8 @@ static struct row *rows;
 static int nrows;
 
 static uint64_t seed = 1;
-static int resamples = 2000;
-static int min_pairs = 3;
+static int resamples = 4000;
+static int min_pairs = 5;
 static double conf = 0.95;
 static double fail_pct = -1;
 static const char *baseline;
@@ -461,6 +461,51 @@ static double quantile(const double *a, int n, double q)
 	return a[i] + (pos - i) * (a[i + 1] - a[i]);
 }
 
+/* Standard normal upper quantile: z with P(Z > z) = p, by bisection. */
+static double z_upper(double p)
+{
+	double lo = 0, hi = 40, mid;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (0.5 * erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* Student t upper quantile from z (Cornish-Fisher, A&S 26.7.5). */
+static double t_upper(double z, double df)
+{
+	double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+	double z9 = z7 * z * z;
+	double g1 = (z3 + z) / 4;
+	double g2 = (5 * z5 + 16 * z3 + 3 * z) / 96;
+	double g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / 384;
+	double g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) /
+		    92160;
+
+	return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) +
+	       g4 / (df * df * df * df);
+}
+
+/*
+ * Tail probability for the "expanded percentile" bootstrap interval
+ * (Hesterberg 2015): the plain percentile interval is too narrow for few
+ * samples; widen it by taking the percentiles at the level whose normal
+ * quantile is sqrt(n/(n-1)) * t(n-1) instead of z.
+ */
+static double expanded_tail(int n)
+{
+	double z = z_upper((1 - conf) / 2);
+	double ze = sqrt((double)n / (n - 1)) * t_upper(z, n - 1);
+
+	return 0.5 * erfc(ze / M_SQRT2);
+}
+
 /*
  * Geometric mean of exp(logs) and a percentile bootstrap interval: the
  * mean of the logs is recomputed on @resamples resamples drawn with
@@ -469,7 +514,7 @@ static double quantile(const double *a, int n, double q)
 static void gm_ci(const double *logs, int k, const char *key, struct row *r)
 {
 	uint64_t st = seed ^ fnv(key, 0xcbf29ce484222325ull);
-	double s = 0, *m;
+	double s = 0, *m, tail;
 	int i, j;
 
 	r->pairs = k;
@@ -491,8 +536,9 @@ static void gm_ci(const double *logs, int k, const char *key, struct row *r)
 		m[j] = s / k;
 	}
 	qsort(m, resamples, sizeof(*m), cmp_double);
-	r->lo = exp(quantile(m, resamples, (1 - conf) / 2));
-	r->hi = exp(quantile(m, resamples, 1 - (1 - conf) / 2));
+	tail = expanded_tail(k);
+	r->lo = exp(quantile(m, resamples, tail));
+	r->hi = exp(quantile(m, resamples, 1 - tail));
 	free(m);
 	r->sig = k >= min_pairs && (r->lo > 1.0 || r->hi < 1.0);
 	if (r->sig && fail_pct >= 0) {
@@ -699,7 +745,7 @@ static void print_text(FILE *f)
 	}
 	fprintf(f, "# baseline %s; gmean = geometric mean of the per-round "
 		"paired ratios policy/baseline;\n", baseline ? baseline : "-");
-	fprintf(f, "# %.0f%% percentile-bootstrap interval (%d resamples, "
+	fprintf(f, "# %.0f%% bootstrap interval (expanded percentile, %d resamples, "
 		"seed %llu); * = interval excludes 1.0 with >= %d pairs\n",
 		conf * 100, resamples, (unsigned long long)seed, min_pairs);
 	fprintf(f, "%-*s %-*s %-*s %-6s %-6s %-*s %4s %12s %7s %7s %7s  %s\n",
@@ -859,9 +905,9 @@ static void usage(void)
 		"                         this program's directory)\n"
 		"  -b, --baseline NAME    baseline policy (default: first seen)\n"
 		"  -s, --seed N           bootstrap seed (default 1)\n"
-		"  -B, --resamples N      bootstrap resamples (default 2000)\n"
+		"  -B, --resamples N      bootstrap resamples (default 4000)\n"
 		"  -c, --confidence C     interval level (default 0.95)\n"
-		"  -p, --min-pairs N      pairs needed for a * (default 3)\n"
+		"  -p, --min-pairs N      pairs needed for a * (default 5)\n"
 		"  -f, --fail-if-regress PCT  exit 3 on a significant regression\n"
 		"                         worse than PCT percent\n"
 		"  -j, --json FILE        write JSON ('-' = stdout, no text)\n"

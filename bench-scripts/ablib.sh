@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by ab and switchback (sourced).
+
+WP_SYSFS=${WP_SYSFS:-/sys/kernel/wakeplace}
+
+ab_log() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+ab_die() { ab_log "error: $*"; exit 2; }
+
+# ------------------------------------------------------------ json ---
+
+# json_str STRING: a JSON string literal.
+json_str() {
+	local s=$1 out="" c i
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\t'/\\t}
+	s=${s//$'\r'/\\r}
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		if [[ $c < ' ' ]]; then
+			printf -v c '\\u%04x' "'$c"
+		fi
+		out+=$c
+	done
+	printf '"%s"' "$out"
+}
+
+# json_arr WORD...: a JSON array of strings.
+json_arr() {
+	local sep="" w
+	printf '['
+	for w in "$@"; do
+		printf '%s' "$sep"
+		json_str "$w"
+		sep=", "
+	done
+	printf ']'
+}
+
+# json_file_or_null FILE: the file's first line as a string, or null.
+json_file_or_null() {
+	local v
+	if [ -r "$1" ] && v=$(head -n 1 "$1" 2>/dev/null); then
+		json_str "$v"
+	else
+		printf 'null'
+	fi
+}
+
+# ----------------------------------------------------------- random ---
+
+# A 64-bit LCG in bash arithmetic (wraps modulo 2^64): the same seed gives
+# the same order with any bash, unlike $RANDOM.
+ab_rng_state=1
+ab_rng_seed() { ab_rng_state=$(( $1 ^ 0x5851f42d4c957f2d )); ab_rng_next; }
+ab_rng_next() {
+	ab_rng_state=$(( ab_rng_state * 6364136223846793005 + 1442695040888963407 ))
+	AB_RNG=$(( (ab_rng_state >> 33) & 0x7fffffff ))
+}
+
+# ab_round POLICY...: one randomised ABBA round: a seeded random
+# permutation followed by its mirror (A B B A, or A C B B C A for three).
+ab_round() {
+	local p=("$@") i j t n=$#
+	for ((i = n - 1; i > 0; i--)); do
+		ab_rng_next
+		j=$(( AB_RNG % (i + 1) ))
+		t=${p[i]} p[i]=${p[j]} p[j]=$t
+	done
+	AB_ROUND=("${p[@]}")
+	for ((i = n - 1; i >= 0; i--)); do
+		AB_ROUND+=("${p[i]}")
+	done
+}
+
+# --------------------------------------------------------- switcher ---
+
+# ab_resolve_switcher [CMD]: set AB_SWITCH (the policy name is appended as
+# the last argument).  Order: --switcher, $WP_SWITCH, wakeplacectl in
+# PATH, the repository's ctl/wakeplacectl.
+ab_resolve_switcher() {
+	if [ -n "${1:-}" ]; then
+		AB_SWITCH=$1
+	elif [ -n "${WP_SWITCH:-}" ]; then
+		AB_SWITCH=$WP_SWITCH
+	elif command -v wakeplacectl >/dev/null 2>&1; then
+		AB_SWITCH="wakeplacectl policy set"
+	elif [ -x "$REPO/ctl/wakeplacectl" ]; then
+		AB_SWITCH="$(printf '%q' "$REPO/ctl/wakeplacectl") policy set"
+	else
+		AB_SWITCH="wakeplacectl policy set"
+	fi
+}
+
+# ab_switch NAME LOG: run the switcher; its output goes to LOG.
+ab_switch() {
+	local rc
+	printf '%s switch %s\n' "${EPOCHREALTIME/,/.}" "$1" >>"$2"
+	bash -c "$AB_SWITCH \"\$1\"" wp-switch "$1" >>"$2" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || ab_log "switcher '$AB_SWITCH $1' failed (exit $rc)"
+	return "$rc"
+}
+
+# ----------------------------------------------------------- system ---
+
+# ab_topology_json: online CPUs with core, package, SMT siblings and LLC.
+ab_topology_json() {
+	local cpu d c llc lvl best online
+	online=$(cat /sys/devices/system/cpu/online 2>/dev/null)
+	printf '{"online": %s, "cpus": [' "$(json_str "$online")"
+	for d in /sys/devices/system/cpu/cpu[0-9]*; do
+		cpu=${d##*cpu}
+		[ -r "$d/topology/core_id" ] || continue
+		[ -r "$d/online" ] && [ "$(cat "$d/online")" = 0 ] && continue
+		llc="" best=0
+		for c in "$d"/cache/index*; do
+			[ -r "$c/level" ] || continue
+			[ "$(cat "$c/type")" = Instruction ] && continue
+			lvl=$(cat "$c/level")
+			if [ "$lvl" -gt "$best" ]; then
+				best=$lvl
+				llc=$(cat "$c/shared_cpu_list")
+			fi
+		done
+		printf '%s\t{"cpu": %s, "core_id": %s, "package_id": %s, "siblings": %s, "llc_level": %s, "llc_cpus": %s}\n' \
+			"$cpu" "$cpu" "$(cat "$d/topology/core_id")" \
+			"$(cat "$d/topology/physical_package_id")" \
+			"$(json_str "$(cat "$d/topology/thread_siblings_list")")" \
+			"$best" "$(json_str "$llc")"
+	done | sort -n | cut -f2- | paste -sd, - | sed 's/},{/}, {/g' | tr -d '\n'
+	printf ']}'
+}
+
+ab_cpu_model() {
+	awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo
+}
+
+# ab_tunables_json POLICY...: {"policy": {"tunable": value, ...}, ...}
+ab_tunables_json() {
+	local p sep="" n v lo hi isep
+	printf '{'
+	for p in "$@"; do
+		local f="$WP_SYSFS/policies/$p/tunables"
+		[ -r "$f" ] || continue
+		printf '%s%s: {' "$sep" "$(json_str "$p")"
+		isep=""
+		while read -r n v lo hi; do
+			[ -n "$n" ] || continue
+			[[ $v =~ ^-?[0-9]+$ ]] || v=$(json_str "$v")
+			printf '%s%s: %s' "$isep" "$(json_str "$n")" "$v"
+			isep=", "
+		done <"$f"
+		printf '}'
+		sep=", "
+	done
+	printf '}'
+}
+
+# ab_current_policy: the active policy, empty when the module is absent.
+ab_current_policy() {
+	cat "$WP_SYSFS/policy" 2>/dev/null
+}
+
+# ab_metric_row WORKLOAD METRIC: "better kind unit" from the metrics table.
+ab_metric_row() {
+	awk -v w="${1%%:*}" -v m="$2" '$1 !~ /^#/ && ($1 == w || $1 == "*") &&
+		$2 == m { print $3, $4, ($5 == "" ? "-" : $5); exit }' "$METRICS"
+}
+
+# ab_hms SECONDS: 1h02m03s
+ab_hms() {
+	local s=${1%.*}
+	[ -n "$s" ] || s=0
+	if [ "$s" -ge 3600 ]; then
+		printf '%dh%02dm%02ds' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+	elif [ "$s" -ge 60 ]; then
+		printf '%dm%02ds' $((s / 60)) $((s % 60))
+	else
+		printf '%ds' "$s"
+	fi
+}
+
+# ab_num NAME VALUE: dies unless VALUE is a non-negative number.
+ab_num() {
+	[[ $2 =~ ^[0-9]+([.][0-9]+)?$ ]] || ab_die "$1 expects a number, got '$2'"
+}
+ab_int() {
+	[[ $2 =~ ^[0-9]+$ ]] || ab_die "$1 expects an integer, got '$2'"
+}
