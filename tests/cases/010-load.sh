@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: insmod works, taints only O/E, sysfs and the ftrace hook are in place
+# requires: module
+. "$WP_TESTS/lib.sh"
+
+t0=$(taint)
+wp_load
+at_exit 'wp_loaded && rmmod wakeplace'
+
+new=$(( $(taint) & ~t0 ))
+assert_eq $(( new & ~(4096 | 8192) )) 0 "new taint bits beyond O/E"
+
+for f in version kernel available_policies policy shadow state counters \
+	 sample_period stats/reset stats/stock stats/mirror \
+	 policies/mirror/description policies/mirror/tunables; do
+	[ -e "$(wp_sysfs "$f")" ] || fail "missing $(wp_sysfs "$f")"
+done
+pass "sysfs files present"
+
+assert_match "$(wp_read version)" '^[0-9]+\.[0-9]+\.[0-9]+$' "version"
+assert_eq "$(wp_read kernel | cut -d' ' -f1)" "$(uname -r)" "kernel release"
+avail=$(wp_read available_policies)
+for p in stock mirror noscan bounded util idlemask idlecore prevsmt cachehot; do
+	[[ " $avail " == *" $p "* || " $avail " == *" [$p] "* ]] ||
+		fail "policy $p not in available_policies: $avail"
+done
+assert_match "$avail" '^\[stock\] mirror( |$)' "stock is listed first and active"
+assert_eq "$(wp_read policy)" stock "default policy"
+assert_eq "$(wp_read shadow)" off "default shadow"
+assert_eq "$(wp_read state)" ok "state"
+
+# The redirect is an IPMODIFY ftrace user of select_task_rq_fair.
+tr=/sys/kernel/tracing
+[ -r $tr/enabled_functions ] || mount -t tracefs nodev $tr 2>/dev/null
+line=$(grep '^select_task_rq_fair' $tr/enabled_functions)
+log "enabled_functions: $line"
+assert_match "$line" ' I ' "select_task_rq_fair has an IPMODIFY (I) owner"
+
+# Non-root writes are refused by mode bits.
+for f in policy shadow sample_period; do
+	mode=$(stat -c %a "$(wp_sysfs $f)")
+	assert_eq "$mode" 644 "mode of $f"
+done
+assert_eq "$(stat -c %a "$(wp_sysfs stats/reset)")" 200 "mode of stats/reset"
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		sh -c "echo mirror > $(wp_sysfs policy)" 2>/dev/null &&
+		fail "an unprivileged write to policy succeeded"
+	assert_eq "$(wp_read policy)" stock "policy after a non-root write"
+fi
+
+wp_unload
+[ -e "$(wp_sysfs)" ] && fail "sysfs directory left after rmmod"
+grep -q '^select_task_rq_fair' $tr/enabled_functions &&
+	fail "ftrace hook left after rmmod"
+pass "clean unload"

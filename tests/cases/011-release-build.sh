@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: the release build loads, switches and has no test-only knobs
+# requires: module
+. "$WP_TESTS/lib.sh"
+
+[ -f "$WP_KO_RELEASE" ] || fail "release module not built: $WP_KO_RELEASE"
+wp_load_release policy=mirror
+at_exit 'wp_loaded && rmmod wakeplace'
+assert_eq "$(wp_read policy)" mirror "policy= at load"
+for p in test_fault test_corrupt_layout; do
+	[ -e /sys/module/wakeplace/parameters/$p ] &&
+		fail "release build has the test-only parameter $p"
+done
+pass "no test-only parameters"
+modinfo "$WP_KO_RELEASE" | grep -q '^license: *GPL' || fail "module license is not GPL"
+wp_unload

@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: rmmod while a non-stock policy places a heavy wakeup load
+# requires: module perf
+. "$WP_TESTS/lib.sh"
+
+for pol in mirror idlemask; do
+	wp_load policy=$pol shadow=mirror
+	assert_eq "$(wp_read policy)" $pol "policy= at load"
+	bg_load -g 4 -l 1000
+	bg_load -p -g 2 -l 1000
+	sleep 3
+	picks=$(wp_read stats/$pol | awk '$1 == "picks" { print $2 }')
+	assert_gt "$picks" 0 "$pol placed wakeups before the unload"
+	wp_unload
+	stop_load
+	[ -e "$(wp_sysfs)" ] && fail "sysfs left after rmmod"
+done
+pass "unloaded twice under load"

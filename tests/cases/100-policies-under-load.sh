@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: every policy is selectable under load and keeps the invariants
+# requires: module perf
+. "$WP_TESTS/lib.sh"
+
+counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
+stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+
+wp_load
+at_exit 'wp_loaded && rmmod wakeplace'
+bg_load -g 2 -l 100
+bg_load -p -g 1 -l 200
+
+read -ra pols <<<"$(wp_read available_policies | tr -d '[]')"
+assert_ge "${#pols[@]}" 9 "number of policies"
+for pol in "${pols[@]}"; do
+	wp_write policy "$pol" || fail "switch to $pol refused"
+	assert_eq "$(wp_read policy)" "$pol" "active policy"
+	sleep 2
+done
+# Back through them once more, quickly, in reverse.
+for ((i = ${#pols[@]} - 1; i >= 0; i--)); do
+	wp_write policy "${pols[i]}" || fail "switch to ${pols[i]} refused"
+done
+stop_load
+
+for pol in "${pols[@]}"; do
+	[ "$pol" = stock ] && continue
+	picks=$(stat_of "$pol" picks)
+	sum=0
+	for k in target prev recent scan mask fallback handback; do
+		sum=$((sum + $(stat_of "$pol" $k)))
+	done
+	log "$pol: picks $picks, outcomes $sum, remote_lines $(stat_of "$pol" remote_lines)"
+	assert_gt "$picks" 0 "$pol placed wakeups"
+	assert_eq "$sum" "$picks" "$pol: outcomes add up to picks"
+done
+assert_eq "$(counter corrected)" 0 "corrected picks"
+assert_eq "$(counter reverted)" 0 "automatic reverts"
+assert_eq "$(wp_read state)" ok "state"

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakeprobe: where does a woken task land?
+ *
+ * A wakee thread is made to last run on PREV (pinned there, then unpinned
+ * while it sleeps, so the kernel's prev_cpu is PREV but any CPU is
+ * allowed); optional spinner threads keep CPUs busy; a waker pinned to
+ * WAKER wakes the wakee through a futex and waits for its answer.  The
+ * wakee reports the CPU it woke up on.  Prints one line per CPU:
+ * "cpu N count", then "trials N".
+ *
+ * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SPIN 64
+
+static int waker_cpu = -1, prev_cpu = -1, trials = 50;
+static int spin_cpus[MAX_SPIN], nr_spin;
+static atomic_int go_word, ack_word, stop;
+static int landed[CPU_SETSIZE];
+static int wakee_prev_ok;
+
+static void futex_wait(atomic_int *w, int val)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(atomic_int *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu < 0) {
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			CPU_SET(i, &set);
+	} else {
+		CPU_SET(cpu, &set);
+	}
+	if (sched_setaffinity(tid, sizeof(set), &set) && cpu >= 0) {
+		fprintf(stderr, "wakeprobe: cannot pin to CPU %d: %s\n", cpu,
+			strerror(errno));
+		exit(2);
+	}
+}
+
+static void *spinner(void *arg)
+{
+	pin(0, *(int *)arg);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static pid_t wakee_tid;
+static atomic_int wakee_ready;
+
+static void *wakee(void *arg)
+{
+	int seen = 0;
+
+	(void)arg;
+	wakee_tid = (pid_t)syscall(SYS_gettid);
+	for (;;) {
+		/* Run on PREV, then go to sleep there with any CPU allowed. */
+		pin(0, prev_cpu);
+		if (sched_getcpu() == prev_cpu)
+			wakee_prev_ok++;
+		pin(0, -1);
+		atomic_store(&wakee_ready, seen + 1);
+		futex_wake(&wakee_ready);
+		while (atomic_load(&go_word) == seen)
+			futex_wait(&go_word, seen);
+		seen++;
+		if (atomic_load(&stop))
+			return NULL;
+		landed[sched_getcpu()]++;
+		atomic_store(&ack_word, seen);
+		futex_wake(&ack_word);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t spin_th[MAX_SPIN], wk;
+	struct timespec settle = { 0, 20 * 1000 * 1000 };
+	int opt, i, n;
+
+	while ((opt = getopt(argc, argv, "w:p:s:n:")) != -1) {
+		switch (opt) {
+		case 'w': waker_cpu = atoi(optarg); break;
+		case 'p': prev_cpu = atoi(optarg); break;
+		case 's':
+			if (nr_spin < MAX_SPIN)
+				spin_cpus[nr_spin++] = atoi(optarg);
+			break;
+		case 'n': trials = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]\n");
+			return 2;
+		}
+	}
+	if (waker_cpu < 0 || prev_cpu < 0 || trials <= 0) {
+		fprintf(stderr, "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]\n");
+		return 2;
+	}
+	pin(0, waker_cpu);
+	for (i = 0; i < nr_spin; i++)
+		pthread_create(&spin_th[i], NULL, spinner, &spin_cpus[i]);
+	pthread_create(&wk, NULL, wakee, NULL);
+
+	for (n = 0; n < trials; n++) {
+		while (atomic_load(&wakee_ready) != n + 1)
+			futex_wait(&wakee_ready, atomic_load(&wakee_ready));
+		/* Let the wakee really sleep (and its CPU settle). */
+		nanosleep(&settle, NULL);
+		atomic_store(&go_word, n + 1);
+		futex_wake(&go_word);
+		while (atomic_load(&ack_word) != n + 1)
+			futex_wait(&ack_word, atomic_load(&ack_word));
+	}
+	atomic_store(&stop, 1);
+	while (atomic_load(&wakee_ready) != n + 1)
+		futex_wait(&wakee_ready, atomic_load(&wakee_ready));
+	atomic_store(&go_word, n + 1);
+	futex_wake(&go_word);
+	pthread_join(wk, NULL);
+	for (i = 0; i < nr_spin; i++)
+		pthread_join(spin_th[i], NULL);
+
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (landed[i])
+			printf("cpu %d %d\n", i, landed[i]);
+	printf("trials %d\nprev_ok %d\n", trials, wakee_prev_ok);
+	return 0;
+}
