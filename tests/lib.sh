@@ -210,6 +210,17 @@ bg_load() {
 	log "bg_load started (pgid $!): perf bench sched messaging ${args[*]}"
 }
 
+# group_pids PGID: live (non-zombie) processes of a process group.
+group_pids() {
+	local p st
+	for p in $(pgrep -g "$1"); do
+		read -r st 2>/dev/null < "/proc/$p/stat" || continue
+		# The comm field may hold spaces; the state follows the last ")".
+		st=${st##*) }
+		[ "${st%% *}" = Z ] || echo "$p"
+	done
+}
+
 stop_load() {
 	local p
 	for p in "${WP_BG_PIDS[@]}"; do
@@ -218,12 +229,16 @@ stop_load() {
 	for p in "${WP_BG_PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 		kill -KILL -- "-$p" 2>/dev/null
+		wait_until 60 [ -z "$(group_pids "$p")" ] ||
+			log "stop_load: group $p still has $(group_pids "$p")"
 	done
 	WP_BG_PIDS=()
 	return 0
 }
 
 # ---------------------------------------------------------------- topology ---
+# Read once per process into arrays (forks are slow under TCG), then served
+# from them.  CPUs are the online ones at the first call.
 
 # cpulist_expand LIST: "0-2,5" -> "0 1 2 5".
 cpulist_expand() {
@@ -251,70 +266,71 @@ cpulist_count() {
 	echo "${#c[@]}"
 }
 
-online_cpus() { cpulist_expand "$(cat /sys/devices/system/cpu/online)"; }
-nr_cpus() { cpulist_count "$(cat /sys/devices/system/cpu/online)"; }
+_WP_CPUS=()
+declare -A _WP_LLC=() _WP_LLCDIR=() _WP_SIB=()
+_WP_LLCS=() _WP_CORES=()
+
+_wp_topo_init() {
+	[ ${#_WP_CPUS[@]} -gt 0 ] && return 0
+	local sys=/sys/devices/system/cpu online c d lvl type best bestlvl v
+	local -A seen_llc=() seen_core=()
+	read -r online < "$sys/online"
+	read -ra _WP_CPUS <<<"$(cpulist_expand "$online")"
+	for c in "${_WP_CPUS[@]}"; do
+		# The last-level cache: highest level that is not instruction-only.
+		best='' bestlvl=0
+		for d in "$sys/cpu$c"/cache/index*; do
+			[ -r "$d/level" ] || continue
+			read -r lvl < "$d/level"
+			read -r type < "$d/type"
+			[ "$type" = Instruction ] && continue
+			if [ "$lvl" -gt "$bestlvl" ]; then
+				bestlvl=$lvl
+				best=$d
+			fi
+		done
+		_WP_LLCDIR[$c]=$best
+		if [ -n "$best" ]; then
+			read -r v < "$best/shared_cpu_list"
+		else
+			v=$c
+		fi
+		_WP_LLC[$c]=$v
+		[ -n "${seen_llc[$v]:-}" ] || { seen_llc[$v]=1; _WP_LLCS+=("$v"); }
+		v=$c
+		[ -r "$sys/cpu$c/topology/thread_siblings_list" ] &&
+			read -r v < "$sys/cpu$c/topology/thread_siblings_list"
+		_WP_SIB[$c]=$v
+		[ -n "${seen_core[$v]:-}" ] || { seen_core[$v]=1; _WP_CORES+=("$v"); }
+	done
+}
+
+online_cpus() { _wp_topo_init; echo "${_WP_CPUS[*]}"; }
+nr_cpus() { _wp_topo_init; echo "${#_WP_CPUS[@]}"; }
 
 # llc_index CPU: sysfs cache directory of the CPU's last-level cache (the
 # highest level that is unified or data), empty when none is described.
-llc_index() {
-	local d lvl type best="" bestlvl=0
-	for d in /sys/devices/system/cpu/cpu"$1"/cache/index*; do
-		[ -r "$d/level" ] || continue
-		lvl=$(cat "$d/level")
-		type=$(cat "$d/type")
-		[ "$type" = Instruction ] && continue
-		if [ "$lvl" -gt "$bestlvl" ]; then
-			bestlvl=$lvl
-			best=$d
-		fi
-	done
-	echo "$best"
-}
+llc_index() { _wp_topo_init; echo "${_WP_LLCDIR[$1]:-}"; }
 
 # cpus_of_llc CPU: shared_cpu_list of the CPU's LLC (the CPU alone if no
 # cache is described).
-cpus_of_llc() {
-	local d
-	d=$(llc_index "$1")
-	if [ -n "$d" ]; then
-		cat "$d/shared_cpu_list"
-	else
-		echo "$1"
-	fi
-}
+cpus_of_llc() { _wp_topo_init; echo "${_WP_LLC[$1]:-$1}"; }
 
-# llc_groups: one line per distinct LLC (its CPU list), sorted.
-llc_groups() {
-	local c
-	for c in $(online_cpus); do
-		cpus_of_llc "$c"
-	done | sort -u -V
-}
-
-nr_llc() { llc_groups | wc -l; }
+# llc_groups: one line per distinct LLC (its CPU list), by first CPU.
+llc_groups() { _wp_topo_init; printf '%s\n' "${_WP_LLCS[@]}"; }
+nr_llc() { _wp_topo_init; echo "${#_WP_LLCS[@]}"; }
 
 # smt_siblings CPU: thread_siblings_list of the CPU (includes the CPU).
-smt_siblings() {
-	cat "/sys/devices/system/cpu/cpu$1/topology/thread_siblings_list"
-}
+smt_siblings() { _wp_topo_init; echo "${_WP_SIB[$1]:-$1}"; }
 
-# cores: one line per distinct core (its SMT sibling list), sorted.
-cores() {
-	local c
-	for c in $(online_cpus); do
-		smt_siblings "$c"
-	done | sort -u -V
-}
-
-nr_cores() { cores | wc -l; }
+# cores: one line per distinct core (its SMT sibling list), by first CPU.
+cores() { _wp_topo_init; printf '%s\n' "${_WP_CORES[@]}"; }
+nr_cores() { _wp_topo_init; echo "${#_WP_CORES[@]}"; }
 
 # has_smt: true when some online CPU has an online SMT sibling.
 has_smt() {
-	local c
-	for c in $(online_cpus); do
-		[ "$(cpulist_count "$(smt_siblings "$c")")" -gt 1 ] && return 0
-	done
-	return 1
+	_wp_topo_init
+	[ "${#_WP_CORES[@]}" -lt "${#_WP_CPUS[@]}" ]
 }
 
 # ------------------------------------------------------------- requirements ---
@@ -330,6 +346,9 @@ require_multi_llc() {
 	[ "$(nr_llc)" -ge 2 ] || skip "only one LLC in this topology"
 }
 require_module() { [ -f "$WP_KO" ] || skip "test module not built: $WP_KO"; }
+
+# Read the topology now, so that $(nr_llc) and friends in subshells reuse it.
+_wp_topo_init
 
 # Install the exit handler unless sourced by the runner itself.
 if [ -z "${WP_LIB_NO_TRAP:-}" ]; then

@@ -33,10 +33,11 @@ log "taint: $(taint)"
 # Background load starts and stops (used by module tests under load).
 if command -v perf >/dev/null; then
 	bg_load -g 1 -l 10
-	wait_until 120 pgrep -f "perf bench sched messaging" >/dev/null ||
-		fail "bg_load did not start perf"
+	pg=${WP_BG_PIDS[0]}
+	wait_until 300 pgrep -g "$pg" -x perf >/dev/null ||
+		fail "bg_load did not start perf in process group $pg"
 	stop_load
-	wait_until 30 sh -c '! pgrep -f "perf bench sched messaging"' ||
-		fail "stop_load left perf running"
+	left=$(group_pids "$pg")
+	[ -z "$left" ] || fail "stop_load left processes in group $pg: $left"
 	pass "bg_load/stop_load"
 fi

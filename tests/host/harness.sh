@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Self-test of the test harness on the host, without a VM: the runner's
+# selection, results, skips, per-test timeout and post-checks (fed a fake
+# kernel log and taint file), lib.sh helpers, and tests/check's TAP parsing
+# and reporting of finished, failed and timed-out guests.  Prints TAP.
+set -uo pipefail
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNNER=$TESTS_DIR/runner
+TMP=$(mktemp -d /tmp/wp-harness.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# check DESC CMD...: one TAP line from a command's status.
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else nok "$d"; fi
+}
+diag() { sed 's/^/# /'; }
+has() { grep -qE -- "$2" "$1" || { echo "missing /$2/ in $1:"; diag < "$1"; return 1; }; }
+hasnt() { ! grep -qE -- "$2" "$1" || { echo "unexpected /$2/ in $1:"; diag < "$1"; return 1; }; }
+
+# ------------------------------------------------------------- fake cases ---
+
+C=$TMP/cases
+mkdir -p "$C"
+mk() { # NAME HEADER-AND-BODY
+	printf '#!/bin/bash\n%s\n' "$2" > "$C/$1.sh"
+}
+mk 101-pass '# desc: passes
+# requires: bash
+. "$WP_TESTS/lib.sh"
+assert_eq "$(cpulist_expand 0-2,5)" "0 1 2 5" expand
+assert_eq "$(cpulist_count 0-3,8-9)" 6 count
+assert_ge 3 3 ge
+must true
+must_fail false
+echo data > "$WP_OUT/file"
+log "topo=$WP_TOPO"'
+mk 102-fail '# desc: fails with a reason
+. "$WP_TESTS/lib.sh"
+echo "some output before"
+assert_eq 1 2 "one is two"
+echo "not reached"'
+mk 103-skip '# desc: skips itself
+. "$WP_TESTS/lib.sh"
+skip "no widget here"'
+mk 104-needs '# desc: needs a missing tool
+# requires: bash no-such-tool-wp'
+mk 105-crash '# desc: exits 3
+exit 3'
+mk 106-subshell '# desc: fail inside $(...) still fails with "|| exit 1"
+. "$WP_TESTS/lib.sh"
+get() { fail "inner reason"; }
+v=$(get) || exit 1
+echo "not reached $v"'
+mk 107-hang '# desc: hangs with a child holding output open
+(sleep 100000) &
+sleep 100000'
+mk 108-warn '# desc: adds a kernel WARNING
+echo "WARNING: CPU: 1 PID: 42 at fake.c:1 fake+0x0" >> "$WP_DMESG_FILE"'
+mk 109-taint '# desc: taints W; O and E are fine
+echo $(( $(cat "$WP_TAINT_FILE") | 512 | 4096 | 8192 )) > "$WP_TAINT_FILE"'
+mk 110-oe '# desc: taints only O and E
+echo $(( $(cat "$WP_TAINT_FILE") | 4096 | 8192 )) > "$WP_TAINT_FILE"'
+mk 111-bgload '# desc: leaves a background process behind
+sleep 100000 &
+echo $! > "$WP_OUT/bgpid"'
+mk 112-skipwarn '# desc: skips but leaves a kernel BUG
+echo "BUG: kernel NULL pointer dereference, address: 0" >> "$WP_DMESG_FILE"
+echo "SKIP: pretend"
+exit 4'
+
+# ------------------------------------------------------------- selection ---
+
+"$RUNNER" -c "$C" -l > "$TMP/list" 2>&1
+check "runner -l lists every case" \
+	test "$(grep -c '^1[0-9][0-9]-' "$TMP/list")" = 12
+check "runner -l shows desc and requires" \
+	has "$TMP/list" '^104-needs +requires: bash no-such-tool-wp +needs a missing tool'
+sel() { "$RUNNER" -c "$C" -l "$@" | awk '{print $1}' | tr '\n' ' '; }
+check "-t glob selects by glob" test "$(sel -t '10[12]*')" = "101-pass 102-fail "
+check "-t regex selects by regex" test "$(sel -t 'pass|skip$')" = "101-pass 103-skip "
+check "-t substring is an unanchored regex" test "$(sel -t crash)" = "105-crash "
+check "repeated -t is an or" test "$(sel -t 101 -t '*hang')" = "101-pass 107-hang "
+check "space-separated -t is an or" test "$(sel -t '101 103')" = "101-pass 103-skip "
+
+# ------------------------------------------------------------------- run ---
+
+O=$TMP/out
+echo "[    0.1] boot message WARNING: before the tests" > "$TMP/dmesg"
+echo 0 > "$TMP/taint"
+WP_DMESG_FILE=$TMP/dmesg WP_TAINT_FILE=$TMP/taint \
+	"$RUNNER" -c "$C" -o "$O" -p llc2 -x 3 > "$TMP/run" 2>&1
+rc=$?
+R=$O/results.tap
+check "runner exits 1 when a test failed" test "$rc" = 1
+check "TAP plan" has "$R" '^1\.\.12$'
+check "topology comments come first" has "$R" '^# cpus online: '
+check "passing test" has "$R" '^ok 1 - 101-pass: passes$'
+check "WP_TOPO and WP_OUT reach the test" \
+	eval 'has "$O/101-pass/output.log" "topo=llc2" && test -s "$O/101-pass/out/file"'
+check "failing test and its reason" \
+	eval 'has "$R" "^not ok 2 - 102-fail: fails with a reason$" &&
+	      has "$R" "^# FAIL: one is two: expected .2., got .1.$"'
+check "failing test output kept" has "$O/102-fail/output.log" 'some output before'
+check "fail ends the test" hasnt "$O/102-fail/output.log" 'not reached'
+check "skip with reason" has "$R" '^ok 3 - 103-skip # SKIP no widget here$'
+check "requires: missing command skips" \
+	has "$R" '^ok 4 - 104-needs # SKIP no-such-tool-wp not installed$'
+check "other exit codes fail" \
+	eval 'has "$R" "^not ok 5 - 105-crash" && has "$R" "^# test failed \(exit 3\)"'
+check "fail in a command substitution" \
+	eval 'has "$R" "^not ok 6 - 106-subshell" && has "$R" "^# FAIL: inner reason"'
+check "-x kills a hung test" \
+	eval 'has "$R" "^not ok 7 - 107-hang" && has "$O/107-hang/output.log" "timeout after 3s"'
+check "a new kernel WARNING fails the test" \
+	eval 'has "$R" "^not ok 8 - 108-warn" && has "$R" "^# kernel log: WARNING: CPU: 1 PID: 42"'
+check "kernel log is kept per test" has "$O/108-warn/dmesg.log" 'WARNING: CPU: 1'
+check "boot-time messages are not blamed on tests" \
+	hasnt "$R" 'before the tests'
+check "a new W taint fails the test, O and E are named nowhere" \
+	eval 'has "$R" "^not ok 9 - 109-taint" && has "$R" "^# new kernel taint 512: W\(512\)"'
+check "O and E taints are allowed" has "$R" '^ok 10 - 110-oe: taints only O and E$'
+check "taint is compared with the previous test" \
+	hasnt "$R" '^not ok 1[01] '
+bgpid=$(cat "$O/111-bgload/out/bgpid" 2>/dev/null)
+# Killed: gone, or a zombie when the host's init does not reap.
+dead() { local s; read -r s 2>/dev/null < "/proc/$1/stat" || return 0; s=${s##*) }; [ "${s%% *}" = Z ]; }
+check "leftover processes are killed" \
+	eval '[ -n "$bgpid" ] && dead "$bgpid"'
+check "a skip with a kernel BUG is a failure" \
+	eval 'has "$R" "^not ok 12 - 112-skipwarn" && has "$R" "^# kernel log: BUG: kernel NULL"'
+check "no running marker after the run" test ! -e "$O/running"
+check "done file" has "$O/done" '^passed 3 failed 7 skipped 2$'
+check "plan file" test "$(wc -l < "$O/plan")" = 12
+check "-k skips kernel checks" \
+	eval 'WP_DMESG_FILE=$TMP/dmesg2 "$RUNNER" -k -c "$C" -o "$TMP/k" -t 108 >/dev/null 2>&1'
+
+# ----------------------------------------------------------- tests/check ---
+
+# shellcheck source=tests/check
+. "$TESTS_DIR/check"
+REPO=$TMP
+RESULTS_TAP=$TMP/check.tap
+: > "$RESULTS_TAP"
+
+count() { echo "$npass/$nfail/$nskip"; }
+npass=0 nfail=0 nskip=0
+parse_tap "host/x: " > "$TMP/parsed" <<'EOF'
+TAP version 13
+1..7
+ok 1 - alpha
+not ok 2 - beta
+# why beta failed
+ok 3 - gamma # SKIP no gamma
+ok 4 - delta # skip
+not ok 5 - eps # TODO later
+okay this is not a result
+ok
+Bail out! broken
+EOF
+check "parse_tap counts pass/fail/skip" test "$(count)" = "2/2/3"
+check "parse_tap prefixes names" has "$TMP/parsed" '^ok - host/x: alpha$'
+check "parse_tap keeps failure diagnostics" \
+	eval 'has "$TMP/parsed" "^not ok - host/x: beta$" && has "$TMP/parsed" "^#    why beta failed$"'
+check "parse_tap skip reason" has "$TMP/parsed" '^ok - host/x: gamma # SKIP no gamma$'
+check "parse_tap bail out fails" has "$TMP/parsed" '^not ok - host/x: bail-out: Bail out! broken$'
+
+check "kernel_label" test "$(kernel_label 6.12.95+deb12-amd64) $(kernel_label 6.1)" = "6.12 6.1"
+
+# report_vm on the runner output above (a finished VM, exit 1).
+declare -gA KREL=([6.1]=6.1.0-fake)
+JOB_LABEL=(6.1) JOB_TOPO=(llc2) JOB_OUT=("$O") JOB_T0=("$SECONDS")
+ACCEL=tcg
+npass=0 nfail=0 nskip=0
+report_vm 0 1 > "$TMP/rep1"
+check "report_vm: finished run counted" test "$(count)" = "4/7/2"
+check "report_vm: prefixed lines" has "$TMP/rep1" '^not ok - 6.1/llc2/102-fail: fails with a reason$'
+check "report_vm: failing test output shown" has "$TMP/rep1" '^#   \| some output before$'
+check "report_vm: dmesg shown" has "$TMP/rep1" '^#   \| WARNING: CPU: 1 PID: 42'
+check "report_vm: topology comments" has "$TMP/rep1" '^# 6.1/llc2: cpus online'
+check "report_vm: vm line" has "$TMP/rep1" '^ok - 6.1/llc2/vm: booted 6.1.0-fake'
+
+# A guest killed by the VM timeout while 002-b ran; 003-c never started.
+H=$TMP/hung
+mkdir -p "$H/002-b"
+printf '%s\n' 001-a 002-b 003-c > "$H/plan"
+printf '%s\n' 'TAP version 13' '1..3' 'ok 1 - 001-a: first' > "$H/results.tap"
+echo 002-b > "$H/running"
+echo "partial output of b" > "$H/002-b/output.log"
+printf 'console line %s\n' 1 2 3 > "$H/console.log"
+JOB_OUT[0]=$H
+WP_VM_TIMEOUT=77
+npass=0 nfail=0 nskip=0
+report_vm 0 124 > "$TMP/rep2"
+check "report_vm: timeout counted" test "$(count)" = "1/3/0"
+check "report_vm: hung test named" \
+	has "$TMP/rep2" '^not ok - 6.1/llc2/002-b: guest killed after WP_VM_TIMEOUT=77s, while this test ran$'
+check "report_vm: hung test output shown" has "$TMP/rep2" 'partial output of b'
+check "report_vm: unreached test reported" \
+	has "$TMP/rep2" '^not ok - 6.1/llc2/003-c: not run: guest killed'
+check "report_vm: console tail shown" has "$TMP/rep2" '^#   \| console line 3$'
+
+# A guest that never got to the runner.
+E=$TMP/noboot
+mkdir -p "$E"
+echo "Kernel panic - not syncing: fake" > "$E/console.log"
+JOB_OUT[0]=$E
+npass=0 nfail=0 nskip=0
+report_vm 0 1 > "$TMP/rep3"
+check "report_vm: no runner output is a failed vm" \
+	eval 'test "$(count)" = "0/1/0" && has "$TMP/rep3" "^not ok - 6.1/llc2/vm: guest stopped before the runner finished" && has "$TMP/rep3" "Kernel panic"'
+
+if [ -r /var/lib/wakeplace/kernels ]; then
+	r=$(sed -n 1p /var/lib/wakeplace/kernels)
+	if [ -f "/boot/vmlinuz-$r" ]; then
+		check "resolve_kernel 6.1 follows /var/lib/wakeplace/kernels" \
+			test "$(resolve_kernel "$(kernel_label "$r")")" = "$r"
+	else
+		ok "resolve_kernel # SKIP /boot/vmlinuz-$r missing"
+	fi
+else
+	ok "resolve_kernel # SKIP no /var/lib/wakeplace/kernels (run scripts/setup)"
+fi
+check "resolve_kernel fails for an unknown kernel" eval '! resolve_kernel 0.99 >/dev/null'
+
+echo "1..$n"
+[ "$failed" = 0 ]
