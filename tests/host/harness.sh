@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016 # case bodies and eval strings expand later
 #
 # Self-test of the test harness on the host, without a VM: the runner's
 # selection, results, skips, per-test timeout and post-checks (fed a fake
@@ -129,6 +130,7 @@ check "a new W taint fails the test, O and E are named nowhere" \
 check "O and E taints are allowed" has "$R" '^ok 10 - 110-oe: taints only O and E$'
 check "taint is compared with the previous test" \
 	hasnt "$R" '^not ok 1[01] '
+# shellcheck disable=SC2034 # used in eval
 bgpid=$(cat "$O/111-bgload/out/bgpid" 2>/dev/null)
 # Killed: gone, or a zombie when the host's init does not reap.
 dead() { local s; read -r s 2>/dev/null < "/proc/$1/stat" || return 0; s=${s##*) }; [ "${s%% *}" = Z ]; }
