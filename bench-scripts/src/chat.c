@@ -142,6 +142,8 @@ static void *srv_writer(void *arg)
 		if (xfer(c->fd, msg, msgsz, 1))
 			break;
 	}
+	/* A dead peer: let enqueuers of this connection stop waiting. */
+	close_queue(c);
 	free(msg);
 	return NULL;
 }
