@@ -15,10 +15,10 @@ BUILD := build/$(KVER)$(if $(WP_TEST),-test)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-headers-*-common/scripts/checkpatch.pl))
 
-.PHONY: all module ctl bench check deps lint style sparse clean demo \
+.PHONY: all module ctl bench tools check deps lint style sparse clean demo \
 	install uninstall dkms-install
 
-all: module ctl bench
+all: module ctl bench tools
 
 module: $(BUILD)/wakeplace.ko
 
@@ -45,6 +45,9 @@ ctl:
 bench:
 	@if [ -f bench-scripts/Makefile ]; then $(MAKE) -C bench-scripts; fi
 
+tools:
+	$(MAKE) -C tests/tools
+
 deps:
 	scripts/setup
 
@@ -65,3 +68,4 @@ clean:
 	rm -rf build
 	@if [ -f ctl/Makefile ]; then $(MAKE) -C ctl clean; fi
 	@if [ -f bench-scripts/Makefile ]; then $(MAKE) -C bench-scripts clean; fi
+	$(MAKE) -C tests/tools clean

@@ -13,7 +13,9 @@ refused() {
 	set -- "${@:1:$#-1}"
 	out=$(insmod "$WP_KO" "$@" 2>&1) && fail "insmod $* succeeded"
 	log "insmod $*: $out"
-	[[ $out == *"Invalid argument"* ]] || fail "insmod $*: expected EINVAL: $out"
+	# insmod words EINVAL from init_module as "Invalid parameters".
+	[[ $out == *"Invalid argument"* || $out == *"Invalid parameters"* ]] ||
+		fail "insmod $*: expected EINVAL: $out"
 	dmesg_tail 5 | grep -q "wakeplace: $want" ||
 		fail "no dmesg line 'wakeplace: $want' after insmod $*"
 	wp_loaded && fail "module loaded after a refused insmod"

@@ -28,7 +28,7 @@ log "waker CPU $W, prev CPU $P (kept busy), expected idle CPUs: $E"
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 
-# landing POLICY: run the probe, print "hits_in_E hits_on_W trials".
+# landing POLICY: run the probe, print "hits_in_E hits_on_W_or_P trials".
 landing() {
 	local out inE=0 onW=0 n
 	wp_write policy "$1" || fail "switch to $1 refused"
@@ -38,7 +38,7 @@ landing() {
 	while read -r key cpu count; do
 		[ "$key" = cpu ] || continue
 		[[ " $E " == *" $cpu "* ]] && inE=$((inE + count))
-		[ "$cpu" = "$W" ] && onW=$((onW + count))
+		[ "$cpu" = "$W" ] || [ "$cpu" = "$P" ] && onW=$((onW + count))
 	done <<<"$out"
 	n=$(awk '$1 == "trials" { print $2 }' <<<"$out")
 	echo "$inE $onW $n"
@@ -52,6 +52,9 @@ for pol in idlemask idlecore bounded; do
 	bounded) assert_gt "$(stat_of $pol scan)" 0 "$pol: scan hits" ;;
 	esac
 done
+# noscan does not search: the wakee stays on the target wake_affine chose
+# (the waker's CPU or its busy prev), whatever is idle next to it.
 read -r inE onW n <<<"$(landing noscan)"
-assert_ge $((onW * 100 / n)) 75 "noscan: % of wakeups on the target (waker's CPU)"
+assert_ge $((onW * 100 / n)) 75 "noscan: % of wakeups on the target (waker's CPU or prev)"
+assert_le $((inE * 100 / n)) 25 "noscan: % of wakeups on an idle CPU it did not look for"
 assert_gt "$(stat_of noscan fallback)" 0 "noscan: fell back to target"
