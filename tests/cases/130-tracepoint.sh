@@ -6,8 +6,10 @@
 
 wp_load policy=idlemask
 at_exit 'wp_loaded && rmmod wakeplace'
-perf list 2>/dev/null | grep -q 'wakeplace:select_cpu' ||
-	fail "perf list does not show wakeplace:select_cpu"
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+[ -r $tr/events/wakeplace/select_cpu/format ] ||
+	fail "no tracefs event wakeplace/select_cpu"
 perf record -q -e wakeplace:select_cpu -o "$WP_OUT/perf.data" -- \
 	perf bench sched messaging -g 1 -l 20 >/dev/null 2>&1 ||
 	fail "perf record failed"
