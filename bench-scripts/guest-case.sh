@@ -18,7 +18,8 @@ bench_need_bin() {
 
 # bench_run WORKLOAD METRIC [ARGS...]: run workloads/WORKLOAD with ARGS;
 # assert exit 0, every line "<time> WORKLOAD <metric> <value>", at least one
-# METRIC line, and every METRIC value a positive number.
+# METRIC line, every METRIC value a non-negative number and one positive (an
+# interval may see nothing done on an overloaded TCG guest: oltp's first).
 bench_run() {
 	local w=$1 m=$2 out rc n bad
 	shift 2
@@ -38,7 +39,9 @@ bench_run() {
 	pass "all $(wc -l <"$out") lines are '<time> $w <metric> <value>'"
 	n=$(awk -v m="$m" '$3 == m' "$out" | wc -l)
 	assert_ge "$n" 1 "number of $m lines"
-	bad=$(awk -v m="$m" '$3 == m && !($4 ~ /^[0-9]+(\.[0-9]+)?$/ && $4 > 0) { print $4 }' "$out" | head -n 3)
-	[ -z "$bad" ] || fail "$m values not positive numbers: $bad"
-	pass "$m values positive: $(awk -v m="$m" '$3 == m { printf "%s ", $4 }' "$out" | cut -c1-100)"
+	bad=$(awk -v m="$m" '$3 == m && $4 !~ /^[0-9]+(\.[0-9]+)?$/ { print $4 }' "$out" | head -n 3)
+	[ -z "$bad" ] || fail "$m values not non-negative numbers: $bad"
+	awk -v m="$m" '$3 == m && $4 > 0 { ok = 1 } END { exit !ok }' "$out" ||
+		fail "no positive $m value"
+	pass "$m values: $(awk -v m="$m" '$3 == m { printf "%s ", $4 }' "$out" | cut -c1-100)"
 }

@@ -185,6 +185,8 @@ check "switchback: 12 switches in ABBA rounds" \
 "${SB[@]}" -w tick -p "stock fast" -n 3 -s 5 -N >"$TMPD/sbplan"
 check "switchback: the order is the seeded plan (-N), as recorded in switches.txt" \
 	eval 'diff <(awk "NR > 1 { print \$3 }" "$TMPD/sbplan") "$FAKE_LOG" && diff <(awk "{ print \$2 }" "$TMPD/sb/switches.txt") "$FAKE_LOG"'
+check "switchback: every block lasts >= 0.8 s after its switch completed" \
+	awk 'NR > 1 && $3 - e < 0.8 - 0.01 { print "block", NR, $3 - e; bad = 1 } { e = $4 } END { exit bad }' "$TMPD/sb/switches.txt"
 check "switchback: settle samples dropped, the rest kept" \
 	eval 'grep -Eq "samples kept [1-9][0-9]*, dropped in settle windows [1-9]" "$TMPD/sb.err"'
 check "switchback: no kept sample starts within the settle window" \
