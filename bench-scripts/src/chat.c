@@ -345,10 +345,12 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "r:u:s:t:i:c:L:h")) != -1) {
 		switch (opt) {
 		case 'r':
-			nrooms = (unsigned int)wp_num(prog, "-r", optarg, 1, 1024);
+			nrooms = (unsigned int)wp_num(prog, "-r", optarg,
+					1, 1024);
 			break;
 		case 'u':
-			nusers = (unsigned int)wp_num(prog, "-u", optarg, 2, 1024);
+			nusers = (unsigned int)wp_num(prog, "-u", optarg,
+					2, 1024);
 			break;
 		case 's':
 			msgsz = (size_t)wp_num(prog, "-s", optarg, 16, 65536);
@@ -360,7 +362,8 @@ int main(int argc, char **argv)
 			interval = wp_num(prog, "-i", optarg, 0.01, 3600);
 			break;
 		case 'c':
-			count = (unsigned int)wp_num(prog, "-c", optarg, 1, 1e9);
+			count = (unsigned int)wp_num(prog, "-c", optarg,
+					1, 1e9);
 			break;
 		case 'L':
 			label = optarg;

@@ -69,7 +69,8 @@ static void *client_fn(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		uint64_t t0 = wp_mono_ns(), t1;
 
-		if (xfer(c->fd, buf, msgsize, 1) || xfer(c->fd, buf, msgsize, 0))
+		if (xfer(c->fd, buf, msgsize, 1) ||
+		    xfer(c->fd, buf, msgsize, 0))
 			break;
 		t1 = wp_mono_ns();
 		__atomic_fetch_add(&c->hist[llh_index(t1 - t0)], 1,
@@ -135,10 +136,12 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "p:s:t:i:c:L:Hh")) != -1) {
 		switch (opt) {
 		case 'p':
-			pairs = (unsigned int)wp_num(prog, "-p", optarg, 1, 4096);
+			pairs = (unsigned int)wp_num(prog, "-p", optarg,
+					1, 4096);
 			break;
 		case 's':
-			msgsize = (size_t)wp_num(prog, "-s", optarg, 1, 1 << 20);
+			msgsize = (size_t)wp_num(prog, "-s", optarg,
+					1, 1 << 20);
 			break;
 		case 't':
 			secs = wp_num(prog, "-t", optarg, 0.1, 86400);
@@ -147,7 +150,8 @@ int main(int argc, char **argv)
 			interval = wp_num(prog, "-i", optarg, 0.01, 3600);
 			break;
 		case 'c':
-			count = (unsigned int)wp_num(prog, "-c", optarg, 1, 1e9);
+			count = (unsigned int)wp_num(prog, "-c", optarg,
+					1, 1e9);
 			break;
 		case 'L':
 			label = optarg;

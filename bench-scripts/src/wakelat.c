@@ -153,10 +153,12 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "m:w:t:i:c:r:L:Hh")) != -1) {
 		switch (opt) {
 		case 'm':
-			nmsg = (unsigned int)wp_num(prog, "-m", optarg, 1, 1024);
+			nmsg = (unsigned int)wp_num(prog, "-m", optarg,
+					1, 1024);
 			break;
 		case 'w':
-			nwork = (unsigned int)wp_num(prog, "-w", optarg, 1, 4096);
+			nwork = (unsigned int)wp_num(prog, "-w", optarg,
+					1, 4096);
 			break;
 		case 't':
 			secs = wp_num(prog, "-t", optarg, 0.1, 86400);
@@ -165,10 +167,12 @@ int main(int argc, char **argv)
 			interval = wp_num(prog, "-i", optarg, 0.01, 3600);
 			break;
 		case 'c':
-			count = (unsigned int)wp_num(prog, "-c", optarg, 1, 1e9);
+			count = (unsigned int)wp_num(prog, "-c", optarg,
+					1, 1e9);
 			break;
 		case 'r':
-			think_us = (unsigned int)wp_num(prog, "-r", optarg, 0,
+			think_us = (unsigned int)wp_num(prog, "-r", optarg,
+					0,
 							1e6);
 			break;
 		case 'L':
@@ -232,8 +236,10 @@ int main(int argc, char **argv)
 				uint64_t d;
 
 				for (k = 0; k < LLH_NBUCKETS; k++) {
-					uint64_t c = __atomic_load_n(&w->hist[k],
-							__ATOMIC_RELAXED);
+					uint64_t c;
+
+					c = __atomic_load_n(&w->hist[k],
+							    __ATOMIC_RELAXED);
 					h[k] += c - w->prev[k];
 					w->prev[k] = c;
 				}
