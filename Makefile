@@ -5,13 +5,19 @@
 #   make                      module for the running kernel, ctl, bench tools
 #   make KVER=<release>       module for another installed kernel
 #   make KVER=<release> WP_TEST=1   test build (fault-injection knobs)
+#   make KVER=<release> WP_TWIN=1   test build named wakeplace_twin, a second
+#                             IPMODIFY owner for the conflict tests
 #   make check                the test suite (setup, host tests, VMs)
 #   make lint KVER=<release>  W=1, sparse and checkpatch
 #   make deps                 install what the project needs (Debian 12)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
-BUILD := build/$(KVER)$(if $(WP_TEST),-test)
+ifneq ($(WP_TWIN),)
+WP_TEST := 1
+endif
+BUILD := build/$(KVER)$(if $(WP_TWIN),-twin,$(if $(WP_TEST),-test))
+MODNAME := $(if $(WP_TWIN),wakeplace_twin,wakeplace)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-headers-*-common/scripts/checkpatch.pl))
 
@@ -20,9 +26,9 @@ CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-headers-*-common/scripts/che
 
 all: module ctl bench tools
 
-module: $(BUILD)/wakeplace.ko
+module: $(BUILD)/$(MODNAME).ko
 
-$(BUILD)/wakeplace.ko: $(SRCS) Kbuild scripts/gen-layout FORCE
+$(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild scripts/gen-layout FORCE
 	@if [ ! -d "$(KDIR)" ]; then \
 		echo "wakeplace: no kernel headers for $(KVER) at $(KDIR)." >&2; \
 		echo "  installed: $$(ls /lib/modules 2>/dev/null | tr '\n' ' ')" >&2; \
@@ -35,7 +41,8 @@ $(BUILD)/wakeplace.ko: $(SRCS) Kbuild scripts/gen-layout FORCE
 	    [ scripts/gen-layout -nt $(BUILD)/module/generated/wp_layout.h ]; then \
 		echo "  GEN     $(BUILD)/module/generated/wp_layout.h"; \
 		scripts/gen-layout $(KVER) $(BUILD)/module/generated/wp_layout.h; fi
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(if $(WP_TEST),WP_TEST=y) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(if $(WP_TEST),WP_TEST=y) \
+		WP_MODNAME=$(MODNAME) modules
 
 FORCE:
 
