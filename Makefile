@@ -19,7 +19,7 @@ endif
 BUILD := build/$(KVER)$(if $(WP_TWIN),-twin,$(if $(WP_TEST),-test))
 MODNAME := $(if $(WP_TWIN),wakeplace_twin,wakeplace)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
-CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-headers-*-common/scripts/checkpatch.pl))
+CHECKPATCH ?= build/tools/checkpatch.pl
 
 .PHONY: all module ctl bench tools check deps lint style sparse clean demo \
 	install uninstall dkms-install
@@ -63,13 +63,31 @@ check: deps
 
 lint: style
 	$(MAKE) KVER=$(KVER) W=1 module
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK="sparse -Wno-decl" modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK=sparse \
+		WP_MODNAME=$(MODNAME) modules
 
-style:
-	@if [ -z "$(CHECKPATCH)" ]; then echo "checkpatch.pl not found" >&2; exit 1; fi
-	$(CHECKPATCH) --no-tree --quiet --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE \
-		-f $(filter %.c %.h,$(SRCS)) ctl/*.c
+# checkpatch.pl comes from Debian's linux-source-6.1 (apt-get install it).
+build/tools/checkpatch.pl:
+	@src=$$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | head -1); \
+	if [ -z "$$src" ]; then \
+		echo "checkpatch: apt-get install linux-source-6.1 first" >&2; \
+		exit 1; fi; \
+	mkdir -p build/tools; \
+	d=$$(basename $$src .tar.xz); \
+	tar -C build/tools -xf $$src --strip-components=2 \
+		$$d/scripts/checkpatch.pl $$d/scripts/spelling.txt \
+		$$d/scripts/const_structs.checkpatch
+
+# Userspace C follows kernel style too, minus advice about kernel-only
+# helpers (__printf, __aligned, ARRAY_SIZE) that libc programs lack.
+USER_C := $(wildcard ctl/*.c ctl/*.h tests/tools/*.c bench-scripts/src/*.c \
+	bench-scripts/src/*.h)
+USER_IGNORE := PREFER_DEFINED_ATTRIBUTE_MACRO,EMBEDDED_FUNCTION_NAME,ARRAY_SIZE
+
+style: $(CHECKPATCH)
+	$(CHECKPATCH) --no-tree --quiet --show-types -f $(filter %.c %.h,$(SRCS))
+	$(CHECKPATCH) --no-tree --quiet --show-types --ignore $(USER_IGNORE) \
+		-f $(USER_C)
 
 clean:
 	rm -rf build

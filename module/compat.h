@@ -12,12 +12,10 @@
 #include <linux/ftrace.h>
 #include <linux/sched/topology.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#if LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 12
 #define WP_FLAVOUR		"6.12"
 #define WP_K612			1
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#elif LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 1
 #define WP_FLAVOUR		"6.1"
 #define WP_K612			0
 #else

@@ -16,7 +16,7 @@
 #include "hook.h"
 #include "stats.h"
 
-#define WP_POLICY(n) &wp_policy_##n,
+#define WP_POLICY(n) (&wp_policy_##n),
 struct wakeplace_policy *wp_policies[] = {
 #include "policies/list.h"
 };
@@ -32,7 +32,7 @@ module_param(shadow, charp, 0444);
 MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
 
 /* Serialises switches, tunables, resets and the revert work. */
-DEFINE_MUTEX(wp_mutex);
+DEFINE_MUTEX(wp_mutex);	/* also taken by sysfs.c */
 
 static char wp_state_buf[128] = "ok";
 static char wp_revert_why[64];

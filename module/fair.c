@@ -190,7 +190,7 @@ notrace int wp_place(struct wakeplace_policy *pol, struct wp_wakeup *w)
 	if (wp_asym_cpucapacity(this) || wp_asym_cpucapacity(w->prev))
 		return WP_HANDBACK;
 	/* Wakeup balancing (find_idlest_cpu) is rare and stays the kernel's. */
-	for (tmp = wp_rq_sd(this); tmp; tmp = tmp->parent)
+	for (tmp = wp_rq_sd(this); tmp; tmp = rcu_dereference_sched(tmp->parent))
 		if (tmp->flags & SD_BALANCE_WAKE)
 			return WP_HANDBACK;
 
@@ -206,7 +206,8 @@ notrace int wp_place(struct wakeplace_policy *pol, struct wp_wakeup *w)
 		      cpumask_test_cpu(this, p->cpus_ptr);
 	w->target = w->prev;
 	if (want_affine) {
-		for (tmp = wp_rq_sd(this); tmp; tmp = tmp->parent) {
+		for (tmp = wp_rq_sd(this); tmp;
+		     tmp = rcu_dereference_sched(tmp->parent)) {
 			if ((tmp->flags & SD_WAKE_AFFINE) &&
 			    cpumask_test_cpu(w->prev, sched_domain_span(tmp))) {
 				affine = tmp;

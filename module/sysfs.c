@@ -17,8 +17,6 @@
 #include "hook.h"
 #include "stats.h"
 
-extern struct mutex wp_mutex;
-
 static struct kobject *wp_kobj, *wp_stats_kobj, *wp_pol_kobj;
 
 /*

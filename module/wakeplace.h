@@ -11,6 +11,7 @@
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/mutex.h>
 
 #define WP_VERSION		"0.1.0"
 #define WP_NAME_MAX		32
@@ -141,15 +142,22 @@ static __always_inline int wp_tun(const struct wakeplace_policy *pol, int i)
 	return READ_ONCE(pol->tunables[i].val);
 }
 
-/* policies/list.h expands this once per policy. */
-#define WP_POLICY(n) extern struct wakeplace_policy wp_policy_##n;
+/*
+ * policies/list.h names each policy once; each policy file defines
+ * wp_policy_<name>.  Declare them all in one declaration (parenthesised
+ * declarators); the last one, never defined, only closes the list.
+ */
+#define WP_POLICY(n) (wp_policy_##n),
+extern struct wakeplace_policy
 #include "policies/list.h"
+	wp_policy_list_end_;
 #undef WP_POLICY
 
 extern struct wakeplace_policy *wp_policies[];
 extern unsigned int wp_nr_policies;
 
 /* core.c */
+extern struct mutex wp_mutex;
 struct wakeplace_policy *wp_policy_find(const char *name);
 int wp_set_policy(const char *name);
 int wp_set_shadow(const char *name);

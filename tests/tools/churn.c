@@ -84,9 +84,15 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "p:n:s:")) != -1) {
 		switch (opt) {
-		case 'p': pairs = atoi(optarg); break;
-		case 'n': target = atol(optarg); break;
-		case 's': seed = (unsigned int)atoi(optarg); break;
+		case 'p':
+			pairs = atoi(optarg);
+			break;
+		case 'n':
+			target = atol(optarg);
+			break;
+		case 's':
+			seed = (unsigned int)atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: churn [-p PAIRS] [-n COUNT] [-s SEED]\n");
 			return 2;

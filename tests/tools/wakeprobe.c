@@ -105,13 +105,19 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "w:p:s:n:")) != -1) {
 		switch (opt) {
-		case 'w': waker_cpu = atoi(optarg); break;
-		case 'p': prev_cpu = atoi(optarg); break;
+		case 'w':
+			waker_cpu = atoi(optarg);
+			break;
+		case 'p':
+			prev_cpu = atoi(optarg);
+			break;
 		case 's':
 			if (nr_spin < MAX_SPIN)
 				spin_cpus[nr_spin++] = atoi(optarg);
 			break;
-		case 'n': trials = atoi(optarg); break;
+		case 'n':
+			trials = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]\n");
 			return 2;
