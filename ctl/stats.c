@@ -12,6 +12,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static const char *const ckeys[C_NKEYS] = {
 static const int outcome[] = {
 	S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_FALLBACK, S_HANDBACK,
 };
-#define N_OUTCOMES (int)(sizeof(outcome) / sizeof(outcome[0]))
+#define N_OUTCOMES ((int)(sizeof(outcome) / sizeof(outcome[0])))
 
 struct pstats {
 	bool ok;
@@ -77,7 +78,8 @@ struct derived {
 	double p50, p99, mean, shadow_pct;
 };
 
-static volatile sig_atomic_t stop_flag, winch_flag;
+/* Lock-free atomics are async-signal-safe (C11 7.14.1.1). */
+static atomic_int stop_flag, winch_flag;
 
 static void on_signal(int sig)
 {
