@@ -9,14 +9,14 @@ counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 
-perf bench sched messaging -g 2 -l 300 > "$WP_OUT/messaging.txt" 2>&1 &
+perf bench sched messaging -g 2 -l 150 > "$WP_OUT/messaging.txt" 2>&1 &
 pid=$!
 sleep 2
 r0=$(counter redirected)
 wp_write policy mirror || fail "switch to mirror failed"
 assert_eq "$(wp_read policy)" mirror "policy after switch"
 assert_match "$(wp_read available_policies)" '\[mirror\]' "mirror bracketed"
-sleep 3
+sleep 2
 r1=$(counter redirected)
 wp_write policy stock || fail "switch back to stock failed"
 r2=$(counter redirected)

@@ -7,9 +7,9 @@
 for pol in mirror idlemask; do
 	wp_load policy=$pol shadow=mirror
 	assert_eq "$(wp_read policy)" $pol "policy= at load"
-	bg_load -g 4 -l 1000
-	bg_load -p -g 2 -l 1000
-	sleep 3
+	bg_load -g 2 -l 1000
+
+	sleep 2
 	picks=$(wp_read stats/$pol | awk '$1 == "picks" { print $2 }')
 	assert_gt "$picks" 0 "$pol placed wakeups before the unload"
 	wp_unload

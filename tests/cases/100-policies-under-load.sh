@@ -9,15 +9,15 @@ stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
-bg_load -g 2 -l 100
-bg_load -p -g 1 -l 200
+bg_load -g 1 -l 100
+
 
 read -ra pols <<<"$(wp_read available_policies | tr -d '[]')"
 assert_ge "${#pols[@]}" 9 "number of policies"
 for pol in "${pols[@]}"; do
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	assert_eq "$(wp_read policy)" "$pol" "active policy"
-	sleep 2
+	sleep 1
 done
 # Back through them once more, quickly, in reverse.
 for ((i = ${#pols[@]} - 1; i >= 0; i--)); do

@@ -16,7 +16,7 @@ for pol in "${pols[@]}"; do
 	[ "$pol" = stock ] && continue
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	r0=$(counter redirected)
-	out=$("$churn" -p 4 -n 20000 -s "$RANDOM") || fail "$pol: churn: $out"
+	out=$("$churn" -p 4 -n 5000 -s "$RANDOM") || fail "$pol: churn: $out"
 	log "$pol: $out, redirected $(( $(counter redirected) - r0 ))"
 	assert_match "$out" '^wakeups [0-9]+ violations 0$' "$pol: no wakeup outside the allowed CPUs"
 	total=$((total + $(awk '{ print $2 }' <<<"$out")))

@@ -12,8 +12,8 @@ wp_write shadow mirror || fail "shadow mirror refused"
 assert_eq "$(wp_read shadow)" mirror "shadow"
 wp_write stats/reset all
 # Moderate load: fewer runnable tasks than CPUs most of the time.
-perf bench sched messaging -g 1 -l 200 >/dev/null 2>&1 || fail "workload failed"
-perf bench sched pipe -l 20000 >/dev/null 2>&1 || fail "workload failed"
+perf bench sched messaging -g 1 -l 100 >/dev/null 2>&1 || fail "workload failed"
+perf bench sched pipe -l 10000 >/dev/null 2>&1 || fail "workload failed"
 cmp=$(stat_of mirror shadow_compared)
 agree=$(stat_of mirror shadow_agreed)
 assert_gt "$cmp" 1000 "picks compared"

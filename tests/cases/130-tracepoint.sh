@@ -10,7 +10,7 @@ tr=/sys/kernel/tracing
 [ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
 [ -r $tr/events/wakeplace/select_cpu/format ] ||
 	fail "no tracefs event wakeplace/select_cpu"
-perf record -q -e wakeplace:select_cpu -o "$WP_OUT/perf.data" -- \
+perf record -q -B -N -e wakeplace:select_cpu -o "$WP_OUT/perf.data" -- \
 	perf bench sched messaging -g 1 -l 20 >/dev/null 2>&1 ||
 	fail "perf record failed"
 perf script -i "$WP_OUT/perf.data" > "$WP_OUT/script.txt" 2>/dev/null
