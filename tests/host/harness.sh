@@ -219,6 +219,27 @@ report_vm 0 1 > "$TMP/rep3"
 check "report_vm: no runner output is a failed vm" \
 	eval 'test "$(count)" = "0/1/0" && has "$TMP/rep3" "^not ok - 6.1/llc2/vm: guest stopped before the runner finished" && has "$TMP/rep3" "Kernel panic"'
 
+# run_host_tests on fake host scripts.
+mkdir -p "$TMP/tests/host"
+printf '%s\n' 'echo "ok 1 - fine"' 'echo "not ok 2 - broken"' \
+	'echo "# diag of broken"' 'exit 1' > "$TMP/tests/host/a-fails.sh"
+printf '%s\n' 'echo "ok 1 - fine"' 'exit 3' > "$TMP/tests/host/b-exit.sh"
+printf '%s\n' 'echo "no tap here"' > "$TMP/tests/host/c-silent.sh"
+printf '%s\n' 'echo "ok 1 - started"' 'sleep 100000' > "$TMP/tests/host/d-hang.sh"
+RES=$TMP/res
+WP_HOST_TIMEOUT=2
+npass=0 nfail=0 nskip=0
+run_host_tests > "$TMP/host.out"
+check "run_host_tests: counts" test "$(count)" = "3/4/0"
+check "run_host_tests: failing line prefixed, with diagnostics" \
+	eval 'has "$TMP/host.out" "^not ok - host/a-fails: broken$" && has "$TMP/host.out" "diag of broken"'
+check "run_host_tests: non-zero exit without a failing line fails" \
+	has "$TMP/host.out" '^not ok - host/b-exit: exited 3 without a failing test line$'
+check "run_host_tests: no TAP line fails" \
+	has "$TMP/host.out" '^not ok - host/c-silent: printed no TAP test line'
+check "run_host_tests: a hung script is killed and fails" \
+	has "$TMP/host.out" '^not ok - host/d-hang: killed after WP_HOST_TIMEOUT=2s$'
+
 if [ -r /var/lib/wakeplace/kernels ]; then
 	r=$(sed -n 1p /var/lib/wakeplace/kernels)
 	if [ -f "/boot/vmlinuz-$r" ]; then
