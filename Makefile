@@ -94,3 +94,52 @@ clean:
 	@if [ -f ctl/Makefile ]; then $(MAKE) -C ctl clean; fi
 	@if [ -f bench-scripts/Makefile ]; then $(MAKE) -C bench-scripts clean; fi
 	$(MAKE) -C tests/tools clean
+
+# --- installation (docs/admin.md) --------------------------------------------
+#   make install [KVER=<release>] [PREFIX=/usr/local] [DESTDIR=]
+#       the module into /lib/modules/<release>/extra (then depmod);
+#       wakeplacectl, its man page and bash completion under PREFIX; the ABI
+#       document and the modprobe.d / modules-load.d examples under
+#       PREFIX/share/doc/wakeplace.  Never a test build.
+#   make uninstall [KVER=<release>] [PREFIX=/usr/local] [DESTDIR=]
+#       removes exactly that; your /etc/modprobe.d files stay.
+#   make dkms-install [KVER=<release>]
+#       registers the sources with DKMS and builds for every installed
+#       kernel (or only <release>): packaging/dkms-install.
+install uninstall: PREFIX ?= /usr/local
+install uninstall: WP_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra
+install uninstall: WP_DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/wakeplace
+
+install: module ctl
+	@if [ -n "$(WP_TEST)" ]; then \
+		echo "wakeplace: refusing to install a test build (WP_TEST/WP_TWIN)" >&2; \
+		exit 1; fi
+	install -d $(WP_MODDIR) $(WP_DOCDIR)/examples
+	install -m 0644 $(BUILD)/wakeplace.ko $(WP_MODDIR)/wakeplace.ko
+	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); \
+	else echo "DESTDIR set: depmod skipped"; fi
+	$(MAKE) -C ctl install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	install -m 0644 README.md docs/sysfs-kernel-wakeplace docs/*.md $(WP_DOCDIR)/
+	install -m 0644 packaging/modprobe.d/wakeplace.conf \
+		$(WP_DOCDIR)/examples/modprobe.d-wakeplace.conf
+	install -m 0644 packaging/modules-load.d/wakeplace.conf \
+		$(WP_DOCDIR)/examples/modules-load.d-wakeplace.conf
+	@if [ -z "$(DESTDIR)" ] && \
+	    ls /lib/modules/$(KVER)/updates/dkms/wakeplace.ko* >/dev/null 2>&1; then \
+		echo "note: a DKMS build in /lib/modules/$(KVER)/updates/dkms takes precedence over extra/"; fi
+	@echo "installed for $(KVER); load with: modprobe wakeplace [policy=NAME]"
+
+uninstall:
+	rm -f $(WP_MODDIR)/wakeplace.ko
+	-@rmdir $(WP_MODDIR) 2>/dev/null || true
+	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); fi
+	$(MAKE) -C ctl uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	rm -rf $(WP_DOCDIR)
+	@for f in $(DESTDIR)/etc/modprobe.d/wakeplace.conf \
+	    $(DESTDIR)/etc/modules-load.d/wakeplace.conf; do \
+		[ -e $$f ] && echo "note: $$f is yours: not removed"; done; true
+	@if [ -z "$(DESTDIR)" ] && [ -d /sys/module/wakeplace ]; then \
+		echo "note: wakeplace is still loaded (rmmod wakeplace)"; fi
+
+dkms-install:
+	packaging/dkms-install $(if $(filter command line environment,$(origin KVER)),$(KVER))
