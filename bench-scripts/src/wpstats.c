@@ -229,8 +229,7 @@ static void warn_unknown(const char *w, const char *m)
 	x->key = xstrdup(key);
 	x->next = warned;
 	warned = x;
-	fprintf(stderr, "%s: warning: metric '%s' of workload '%s' is not in "
-		"the metrics table: ignored\n", prog, m, w);
+	fprintf(stderr, "%s: warning: metric '%s' of workload '%s' is not in the metrics table: ignored\n", prog, m, w);
 }
 
 static int group_index(const char *w, const char *l, const char *m,
@@ -743,10 +742,8 @@ static void print_text(FILE *f)
 		mw = c > mw ? c : mw;
 		pw = d > pw ? d : pw;
 	}
-	fprintf(f, "# baseline %s; gmean = geometric mean of the per-round "
-		"paired ratios policy/baseline;\n", baseline ? baseline : "-");
-	fprintf(f, "# %.0f%% bootstrap interval (expanded percentile, %d resamples, "
-		"seed %llu); * = interval excludes 1.0 with >= %d pairs\n",
+	fprintf(f, "# baseline %s; gmean = geometric mean of the per-round paired ratios policy/baseline;\n", baseline ? baseline : "-");
+	fprintf(f, "# %.0f%% bootstrap interval (expanded percentile, %d resamples, seed %llu); * = interval excludes 1.0 with >= %d pairs\n",
 		conf * 100, resamples, (unsigned long long)seed, min_pairs);
 	fprintf(f, "%-*s %-*s %-*s %-6s %-6s %-*s %4s %12s %7s %7s %7s  %s\n",
 		ww, "workload", lw, "level", mw, "metric", "better", "mean",
@@ -806,15 +803,12 @@ static int print_json(FILE *f, int with_blocks)
 
 	for (i = 0; i < nrows; i++)
 		nreg += rows[i].regress;
-	fprintf(f, "{\n  \"tool\": \"wpstats\",\n  \"format\": 1,\n"
-		"  \"baseline\": ");
+	fprintf(f, "{\n  \"tool\": \"wpstats\",\n  \"format\": 1,\n  \"baseline\": ");
 	if (baseline)
 		json_str(f, baseline);
 	else
 		fputs("null", f);
-	fprintf(f, ",\n  \"seed\": %llu,\n  \"resamples\": %d,\n"
-		"  \"confidence\": %g,\n  \"min_pairs\": %d,\n"
-		"  \"fail_if_regress_pct\": ",
+	fprintf(f, ",\n  \"seed\": %llu,\n  \"resamples\": %d,\n  \"confidence\": %g,\n  \"min_pairs\": %d,\n  \"fail_if_regress_pct\": ",
 		(unsigned long long)seed, resamples, conf, min_pairs);
 	json_num(f, fail_pct >= 0 ? fail_pct : NAN);
 	fprintf(f, ",\n  \"regressions\": %d,\n  \"rows\": [", nreg);
@@ -827,14 +821,12 @@ static int print_json(FILE *f, int with_blocks)
 		json_str(f, r->g->level);
 		fputs(", \"metric\": ", f);
 		json_str(f, r->metric);
-		fprintf(f, ", \"better\": \"%s\", \"mean_kind\": \"%s\", "
-			"\"unit\": ", r->g->def->higher ? "higher" : "lower",
+		fprintf(f, ", \"better\": \"%s\", \"mean_kind\": \"%s\", \"unit\": ", r->g->def->higher ? "higher" : "lower",
 			mean_name(r));
 		json_str(f, r->g->def->unit);
 		fputs(", \"policy\": ", f);
 		json_str(f, r->policy);
-		fprintf(f, ", \"role\": \"%s\", \"n\": %d, \"samples\": %ld, "
-			"\"mean\": ", r->role, r->n, r->samples);
+		fprintf(f, ", \"role\": \"%s\", \"n\": %d, \"samples\": %ld, \"mean\": ", r->role, r->n, r->samples);
 		json_num(f, !strcmp(r->role, "aa") ? NAN : r->mean);
 		fputs(", \"cv_pct\": ", f);
 		json_num(f, r->cv);
@@ -857,8 +849,7 @@ static int print_json(FILE *f, int with_blocks)
 			const struct block *b = &blocks[i];
 			const struct group *g = &groups[b->group];
 
-			fprintf(f, "%s\n    {\"block\": %ld, \"rep\": %ld, "
-				"\"policy\": ", i ? "," : "", b->id, b->rep);
+			fprintf(f, "%s\n    {\"block\": %ld, \"rep\": %ld, \"policy\": ", i ? "," : "", b->id, b->rep);
 			json_str(f, policies[b->policy]);
 			fputs(", \"workload\": ", f);
 			json_str(f, g->workload);
@@ -881,8 +872,7 @@ static void print_blocks(FILE *f)
 {
 	int i;
 
-	fprintf(f, "# per-block values (Hmean/Amean of the block's samples; "
-		"histograms: merged p99)\n");
+	fprintf(f, "# per-block values (Hmean/Amean of the block's samples; histograms: merged p99)\n");
 	fprintf(f, "%6s %4s %-12s %-12s %-6s %-14s %7s %12s\n", "block", "rep",
 		"policy", "workload", "level", "metric", "samples", "value");
 	for (i = 0; i < nblocks; i++) {
@@ -900,19 +890,7 @@ static void print_blocks(FILE *f)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [options] CSV...\n"
-		"  -m, --metrics FILE     metrics table (default: metrics next to\n"
-		"                         this program's directory)\n"
-		"  -b, --baseline NAME    baseline policy (default: first seen)\n"
-		"  -s, --seed N           bootstrap seed (default 1)\n"
-		"  -B, --resamples N      bootstrap resamples (default 4000)\n"
-		"  -c, --confidence C     interval level (default 0.95)\n"
-		"  -p, --min-pairs N      pairs needed for a * (default 5)\n"
-		"  -f, --fail-if-regress PCT  exit 3 on a significant regression\n"
-		"                         worse than PCT percent\n"
-		"  -j, --json FILE        write JSON ('-' = stdout, no text)\n"
-		"  -k, --blocks           also list per-block values\n"
-		"  -q, --quiet            no text table\n", prog);
+		"usage: %s [options] CSV...\n  -m, --metrics FILE     metrics table (default: metrics next to\n                         this program's directory)\n  -b, --baseline NAME    baseline policy (default: first seen)\n  -s, --seed N           bootstrap seed (default 1)\n  -B, --resamples N      bootstrap resamples (default 4000)\n  -c, --confidence C     interval level (default 0.95)\n  -p, --min-pairs N      pairs needed for a * (default 5)\n  -f, --fail-if-regress PCT  exit 3 on a significant regression\n                         worse than PCT percent\n  -j, --json FILE        write JSON ('-' = stdout, no text)\n  -k, --blocks           also list per-block values\n  -q, --quiet            no text table\n", prog);
 	exit(2);
 }
 
