@@ -1,0 +1,254 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The admin-facing parts on the host: dkms.conf and packaging/dkms-build's
+# refusals, a real DKMS build for every supported installed kernel in a
+# sandbox (WP_DKMS_ROOT: nothing outside it changes), `make install` and
+# `make uninstall` with DESTDIR, the modprobe.d example, and the sysfs ABI
+# document against the module's sources.  TAP output.  The same things in
+# a VM, with modprobe: tests/cases/80*.sh.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
+	return 0
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { # DESC CMD...
+	local _desc=$1 _out
+	shift
+	if _out=$("$@" 2>&1); then ok "$_desc"; else not_ok "$_desc" "$_out"; fi
+}
+
+tmp=$(mktemp -d /tmp/wp-admin-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+ver=$(sed -n 's/^#define WP_VERSION[[:space:]]*"\(.*\)".*/\1/p' module/wakeplace.h)
+
+# Supported kernels installed here (headers present).
+kernels=()
+if [ -r /var/lib/wakeplace/kernels ]; then
+	while read -r r; do kernels+=("$r"); done < /var/lib/wakeplace/kernels
+else
+	for d in /lib/modules/*/kernel; do
+		[ -d "$d" ] && kernels+=("$(basename "$(dirname "$d")")")
+	done
+fi
+supported=()
+for r in "${kernels[@]}"; do
+	[ -d "/lib/modules/$r/build/include" ] && supported+=("$r")
+done
+
+# ---- dkms.conf -------------------------------------------------------------
+check "dkms.conf PACKAGE_VERSION equals WP_VERSION ($ver)" \
+	grep -qx "PACKAGE_VERSION=\"$ver\"" dkms.conf
+dkconf() { # RELEASE VAR: a dkms.conf value as DKMS reads it
+	kernelver=$1 bash -c '. ./dkms.conf; eval "echo \"\${$0}\""' "$2"
+}
+check "dkms.conf: module built in build/<release>/ by packaging/dkms-build" \
+	eval '[ "$(dkconf 6.1.0-57-amd64 "BUILT_MODULE_LOCATION[0]")" = build/6.1.0-57-amd64/ ] &&
+	      [ "$(dkconf 6.1.0-57-amd64 "MAKE[0]")" = "bash packaging/dkms-build 6.1.0-57-amd64" ] &&
+	      [ "$(dkconf x BUILT_MODULE_NAME)" = wakeplace ] && [ "$(dkconf x AUTOINSTALL)" = yes ]'
+kre=$(dkconf x BUILD_EXCLUSIVE_KERNEL)
+check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1 and 6.12 releases only" \
+	eval '[[ 6.1.0-57-amd64 =~ $kre ]] && [[ 6.12.95+deb12-amd64 =~ $kre ]] &&
+	      [[ 6.1.0-99-cloud-amd64 =~ $kre ]] && ! [[ 6.11.2-amd64 =~ $kre ]] &&
+	      ! [[ 6.10.0-1-amd64 =~ $kre ]] && ! [[ 5.10.0-30-amd64 =~ $kre ]] &&
+	      ! [[ 6.16.3+deb13-amd64 =~ $kre ]]'
+
+# ---- packaging/dkms-build --check ------------------------------------------
+if [ ${#supported[@]} = 0 ]; then
+	skip "dkms-build --check accepts the installed kernels" "no kernel with headers"
+fi
+for r in "${supported[@]}"; do
+	check "dkms-build --check accepts $r" bash packaging/dkms-build --check "$r"
+done
+
+fakehdr() { # DIR MAJOR MINOR [CONFIG_LINES]: fake headers
+	mkdir -p "$1/include/generated/uapi/linux"
+	: > "$1/Makefile"
+	printf '#define LINUX_VERSION_CODE %d\n#define LINUX_VERSION_MAJOR %s\n#define LINUX_VERSION_PATCHLEVEL %s\n' \
+		$(($2 * 65536 + $3 * 256)) "$2" "$3" > "$1/include/generated/uapi/linux/version.h"
+	printf '%b' "${4:-CONFIG_DEBUG_INFO_BTF=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n}" > "$1/.config"
+}
+refusal() { # DESC EXPECTED_RC PATTERN RELEASE [WP_KDIR]
+	local rc=0 out
+	out=$(WP_KDIR=${5:-} bash packaging/dkms-build --check "$4" 2>&1) || rc=$?
+	if [ "$rc" = "$2" ] && [[ $out == *"$3"* ]] && [[ $out == "wakeplace: $4: "* ]] &&
+	   [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "exit $rc (want $2), output: $out"
+	fi
+}
+fakehdr "$tmp/h65" 6 5
+refusal "dkms-build refuses Linux 6.5 (exit 77, one line)" 77 "supports 6.1 and 6.12" 6.5.0-1-amd64 "$tmp/h65"
+fakehdr "$tmp/hnobtf" 6 1 'CONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n'
+refusal "dkms-build refuses a kernel built without BTF (exit 77)" 77 CONFIG_DEBUG_INFO_BTF 6.1.0-1-custom "$tmp/hnobtf"
+fakehdr "$tmp/hnoftrace" 6 12 'CONFIG_DEBUG_INFO_BTF=y\nCONFIG_FUNCTION_TRACER=y\n'
+refusal "dkms-build refuses a kernel without dynamic ftrace (exit 77)" 77 CONFIG_DYNAMIC_FTRACE 6.12.0-1-custom "$tmp/hnoftrace"
+refusal "dkms-build: no headers is something to install (exit 1)" 1 "apt-get install linux-headers-6.1.0-0-none" 6.1.0-0-none
+fakehdr "$tmp/hnoimg" 6 1
+refusal "dkms-build: no BTF source for a kernel not running and without /boot image (exit 1)" 1 "no BTF" 6.1.0-0-noimage "$tmp/hnoimg"
+
+# ---- DKMS in a sandbox --------------------------------------------------------
+if ! command -v dkms >/dev/null; then
+	skip "DKMS builds and installs for every supported kernel" "dkms not installed (scripts/setup)"
+elif [ "$(id -u)" != 0 ]; then
+	skip "DKMS builds and installs for every supported kernel" "not root"
+elif [ ${#supported[@]} = 0 ]; then
+	skip "DKMS builds and installs for every supported kernel" "no kernel with headers"
+else
+	dk=$tmp/dkms
+	dkopts=(--sourcetree "$dk/src" --dkmstree "$dk/tree" --installtree "$dk/modules")
+	rc=0
+	t0=$SECONDS
+	WP_DKMS_ROOT=$dk packaging/dkms-install "${supported[@]}" 5.10.0-0-none \
+		> "$tmp/dkms.out" 2>&1 || rc=$?
+	echo "# dkms-install for ${supported[*]}: $((SECONDS - t0)) s"
+	good=1
+	for r in "${supported[@]}"; do
+		grep -q "^installed  $r " "$tmp/dkms.out" || good=0
+		ko=$(ls "$dk/modules/$r/updates/dkms/"wakeplace.ko* 2>/dev/null | head -1)
+		if [ -z "$ko" ] || [[ $(modinfo -F vermagic "$ko") != "$r "* ]] ||
+		   [ "$(modinfo -F version "$ko")" != "$ver" ]; then
+			good=0
+			echo "# $r: module '$ko' missing or wrong vermagic/version"
+		fi
+	done
+	grep -q "^skipped    5.10.0-0-none  .*linux-headers" "$tmp/dkms.out" || good=0
+	if [ "$rc" = 0 ] && [ "$good" = 1 ]; then
+		ok "DKMS builds and installs for ${supported[*]}, skips a kernel without headers"
+	else
+		not_ok "DKMS builds and installs for ${supported[*]}" "exit $rc" "$(cat "$tmp/dkms.out")"
+	fi
+	st=$(dkms status -m wakeplace "${dkopts[@]}" 2>/dev/null)
+	check "dkms status: installed for each" eval '
+		for r in "${supported[@]}"; do
+			grep -q "^wakeplace/$ver, $r, x86_64: installed" <<<"$st" || { echo "$st"; exit 1; }
+		done'
+	# DKMS' own refusal (BUILD_EXCLUSIVE) for an unsupported release.
+	fakehdr "$tmp/h65b" 6 5
+	rc=0
+	dkms build -m wakeplace -v "$ver" -k 6.5.0-1-amd64 --kernelsourcedir "$tmp/h65b" \
+		"${dkopts[@]}" > "$tmp/excl.out" 2>&1 || rc=$?
+	check "dkms build for Linux 6.5 stops at BUILD_EXCLUSIVE (exit 77)" \
+		eval '[ $rc = 77 ] && grep -q "BUILD_EXCLUSIVE" "$tmp/excl.out"'
+	rc=0
+	WP_DKMS_ROOT=$dk packaging/dkms-install 5.10.0-0-none > "$tmp/none.out" 2>&1 || rc=$?
+	check "dkms-install with no installable kernel exits 1" \
+		eval '[ $rc = 1 ] && grep -q "not installed for any kernel" "$tmp/none.out"'
+	rc=0
+	WP_DKMS_ROOT=$dk packaging/dkms-install --remove > "$tmp/rm.out" 2>&1 || rc=$?
+	check "dkms-install --remove unregisters and removes the sources" \
+		eval '[ $rc = 0 ] && [ ! -e "$dk/src/wakeplace-$ver" ] && [ ! -e "$dk/tree/wakeplace/$ver" ] &&
+		      [ -z "$(find "$dk/modules" -name "wakeplace.ko*")" ]'
+fi
+
+# ---- make install / uninstall with DESTDIR -----------------------------------
+if [ ${#supported[@]} = 0 ]; then
+	skip "make install DESTDIR" "no kernel with headers"
+else
+	r=${supported[0]}
+	d=$tmp/destdir
+	rc=0
+	make -s --no-print-directory KVER="$r" DESTDIR="$d" install > "$tmp/inst.out" 2>&1 || rc=$?
+	files=(
+		"lib/modules/$r/extra/wakeplace.ko"
+		usr/local/sbin/wakeplacectl
+		usr/local/share/man/man8/wakeplacectl.8
+		usr/local/share/bash-completion/completions/wakeplacectl
+		usr/local/share/doc/wakeplace/README.md
+		usr/local/share/doc/wakeplace/admin.md
+		usr/local/share/doc/wakeplace/sysfs-kernel-wakeplace
+		usr/local/share/doc/wakeplace/examples/modprobe.d-wakeplace.conf
+		usr/local/share/doc/wakeplace/examples/modules-load.d-wakeplace.conf
+	)
+	miss=()
+	for f in "${files[@]}"; do [ -f "$d/$f" ] || miss+=("$f"); done
+	check "make install DESTDIR=... KVER=$r installs module, tool, man page, completion, docs" \
+		eval '[ $rc = 0 ] && [ ${#miss[@]} = 0 ] || { echo "exit $rc, missing: ${miss[*]}"; cat "$tmp/inst.out"; false; }'
+	check "make install: release flavour, built for $r" eval '
+		[[ $(modinfo -F vermagic "$d/lib/modules/$r/extra/wakeplace.ko") == "$r "* ]] &&
+		! modinfo -F parm "$d/lib/modules/$r/extra/wakeplace.ko" | grep -q "^test_"'
+	check "make install with DESTDIR leaves depmod to the packager" grep -q "depmod skipped" "$tmp/inst.out"
+	# What modprobe would do with the installed tree.
+	if depmod -b "$d" "$r" 2>/dev/null; then
+		check "modprobe resolves wakeplace in the installed tree" eval '
+			modprobe -d "$d" -S "$r" -n -v wakeplace 2>&1 |
+				grep -q "insmod $d/lib/modules/$r/extra/wakeplace.ko"'
+		rm -f "$d/lib/modules/$r"/modules.*
+	else
+		skip "modprobe resolves wakeplace in the installed tree" "depmod -b failed"
+	fi
+	rc=0
+	make -s --no-print-directory KVER="$r" DESTDIR="$d" uninstall > "$tmp/uninst.out" 2>&1 || rc=$?
+	check "make uninstall removes every installed file" \
+		eval '[ $rc = 0 ] && [ -z "$(find "$d" -type f)" ] || { echo "exit $rc"; find "$d" -type f; false; }'
+	rc=0
+	make -s --no-print-directory KVER="$r" WP_TEST=1 DESTDIR="$tmp/d2" install > "$tmp/inst2.out" 2>&1 || rc=$?
+	check "make install refuses the test flavour" \
+		eval '[ $rc != 0 ] && grep -q "refusing to install a test build" "$tmp/inst2.out" && [ -z "$(find "$tmp/d2" -type f 2>/dev/null)" ]'
+fi
+
+# ---- the modprobe.d example ---------------------------------------------------
+conf=packaging/modprobe.d/wakeplace.conf
+check "modprobe reads the example: options wakeplace policy=idlemask" eval '
+	modprobe -C "$conf" --showconfig 2>/dev/null | grep -qx "options wakeplace policy=idlemask"'
+pols=$(sed -n 's/^WP_POLICY(\(.*\))$/\1/p' module/policies/list.h | tr '\n' ' ')
+check "the example lists every policy of module/policies/list.h" eval '
+	for p in $pols; do grep -q "^#.* $p\b" "$conf" || { echo "missing $p"; exit 1; }; done'
+check "the example's tunables one-liner keeps modprobe.d options and the command line" \
+	grep -q '^#install wakeplace /sbin/modprobe --ignore-install wakeplace \$CMDLINE_OPTS && .*wakeplacectl tune ' "$conf"
+
+# ---- docs/sysfs-kernel-wakeplace against the sources --------------------------
+abi=docs/sysfs-kernel-wakeplace
+whats=$(sed -n 's/^What:[[:space:]]*//p' "$abi")
+has_what() { grep -qxF "$1" <<<"$whats"; }
+missing=()
+for a in $(sed -n 's/.*__ATTR\(_RO\|_WO\)\?(\([a-z_]*\).*/\2/p' module/sysfs.c); do
+	case $a in reset) p=/sys/kernel/wakeplace/stats/reset ;; *) p=/sys/kernel/wakeplace/$a ;; esac
+	has_what "$p" || missing+=("$p")
+done
+for p in /sys/kernel/wakeplace/stats/\<policy\> \
+	 /sys/kernel/wakeplace/policies/\<policy\>/description \
+	 /sys/kernel/wakeplace/policies/\<policy\>/tunables \
+	 /sys/kernel/wakeplace/policies/\<policy\>/\<tunable\>; do
+	has_what "$p" || missing+=("$p")
+done
+for m in $(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' module/*.c); do
+	has_what "/sys/module/wakeplace/parameters/$m" || missing+=("parameters/$m")
+done
+check "the ABI document has a What: for every sysfs file and module parameter" \
+	eval '[ ${#missing[@]} = 0 ] || { echo "missing: ${missing[*]}"; false; }'
+keys=$(sed -n 's/^[[:space:]]*\[WP_[A-Z_ +]*\][[:space:]]*= "\([a-z_]*\)",/\1/p' module/stats.c)
+check "the ABI document explains every counter and statistic (module/stats.c)" eval '
+	for k in $keys scan_hist cost_hist; do
+		grep -Eq "^[[:space:]]+$k([[:space:]]|$)" "$abi" || { echo "missing key $k"; exit 1; }
+	done'
+tun=$(sed -n 's/.*WP_TUNABLE("\([a-z_]*\)", *\([0-9-]*\), *\([0-9-]*\), *\([0-9-]*\)).*/\1 \2 \3 \4/p' module/policies/*.c)
+check "the ABI document lists every tunable with its range and default" eval '
+	while read -r name min max def; do
+		grep -Eq "^[[:space:]]+[a-z]+[[:space:]]+$name[[:space:]]+$min\.\.$max[[:space:]]+$def([[:space:]]|$)" "$abi" ||
+			{ echo "missing or wrong: $name $min..$max default $def"; exit 1; }
+	done <<<"$tun"'
+check "every ABI entry has What, Date, Contact, Description" awk '
+	/^What:/ { if (w) { if (!(d && c && s)) { print "incomplete: " w; bad = 1 } }
+		   w = $2; d = c = s = 0; next }
+	/^Date:/ { d = 1 } /^Contact:/ { c = 1 } /^Description:/ { s = 1 }
+	END { if (w && !(d && c && s)) { print "incomplete: " w; bad = 1 } exit bad }' "$abi"
+check "the state reasons in the ABI document are the module's" eval '
+	for r in $(grep -ho "wp_trip(\"[^\"]*\")" module/hook.c | sed "s/wp_trip(\"\(.*\)\")/\1/" | tr " " "_"); do
+		grep -q "${r//_/ }" "$abi" || { echo "missing reason: ${r//_/ }"; exit 1; }
+	done'
+
+echo "1..$n"
+[ "$failed" = 0 ] || { echo "# $failed of $n failed"; exit 1; }
+exit 0
