@@ -76,12 +76,18 @@ mk 112-skipwarn '# desc: skips but leaves a kernel BUG
 echo "BUG: kernel NULL pointer dereference, address: 0" >> "$WP_DMESG_FILE"
 echo "SKIP: pretend"
 exit 4'
+mk 113-topo-only "# desc: llc2 only
+# requires: topo=smt,llc2 kernel=$(uname -r | grep -Eo "^[0-9]+\.[0-9]+")"
+mk 114-topo-other "# desc: smt only
+# requires: topo=smt"
+mk 115-kernel-other "# desc: another kernel
+# requires: kernel=2.4,2.6"
 
 # ------------------------------------------------------------- selection ---
 
 "$RUNNER" -c "$C" -l > "$TMP/list" 2>&1
 check "runner -l lists every case" \
-	test "$(grep -c '^1[0-9][0-9]-' "$TMP/list")" = 12
+	test "$(grep -c "^1[0-9][0-9]-" "$TMP/list")" = 15
 check "runner -l shows desc and requires" \
 	has "$TMP/list" '^104-needs +requires: bash no-such-tool-wp +needs a missing tool'
 sel() { "$RUNNER" -c "$C" -l "$@" | awk '{print $1}' | tr '\n' ' '; }
@@ -101,7 +107,7 @@ WP_DMESG_FILE=$TMP/dmesg WP_TAINT_FILE=$TMP/taint \
 rc=$?
 R=$O/results.tap
 check "runner exits 1 when a test failed" test "$rc" = 1
-check "TAP plan" has "$R" '^1\.\.12$'
+check "TAP plan" has "$R" "^1\\.\\.15$"
 check "topology comments come first" has "$R" '^# cpus online: '
 check "passing test" has "$R" '^ok 1 - 101-pass: passes$'
 check "WP_TOPO and WP_OUT reach the test" \
@@ -138,9 +144,15 @@ check "leftover processes are killed" \
 	eval '[ -n "$bgpid" ] && dead "$bgpid"'
 check "a skip with a kernel BUG is a failure" \
 	eval 'has "$R" "^not ok 12 - 112-skipwarn" && has "$R" "^# kernel log: BUG: kernel NULL"'
+check "requires: topo= and kernel= that match run the test" \
+	has "$R" "^ok 13 - 113-topo-only: llc2 only$"
+check "requires: topo= skips elsewhere" \
+	has "$R" "^ok 14 - 114-topo-other # SKIP runs on topology smt only$"
+check "requires: kernel= skips elsewhere" \
+	has "$R" "^ok 15 - 115-kernel-other # SKIP runs on kernel 2.4,2.6 only$"
 check "no running marker after the run" test ! -e "$O/running"
-check "done file" has "$O/done" '^passed 3 failed 7 skipped 2$'
-check "plan file" test "$(wc -l < "$O/plan")" = 12
+check "done file" has "$O/done" '^passed 4 failed 7 skipped 4$'
+check "plan file" test "$(wc -l < "$O/plan")" = 15
 check "-k skips kernel checks" \
 	eval 'WP_DMESG_FILE=$TMP/dmesg2 "$RUNNER" -k -c "$C" -o "$TMP/k" -t 108 >/dev/null 2>&1'
 
@@ -182,7 +194,7 @@ JOB_LABEL=(6.1) JOB_TOPO=(llc2) JOB_OUT=("$O") JOB_T0=("$SECONDS")
 ACCEL=tcg
 npass=0 nfail=0 nskip=0
 report_vm 0 1 > "$TMP/rep1"
-check "report_vm: finished run counted" test "$(count)" = "4/7/2"
+check "report_vm: finished run counted" test "$(count)" = "5/7/4"
 check "report_vm: prefixed lines" has "$TMP/rep1" '^not ok - 6.1/llc2/102-fail: fails with a reason$'
 check "report_vm: failing test output shown" has "$TMP/rep1" '^#   \| some output before$'
 check "report_vm: dmesg shown" has "$TMP/rep1" '^#   \| WARNING: CPU: 1 PID: 42'
