@@ -233,15 +233,18 @@ static struct wp_idle_state *wp_state_build(void)
 			goto fail;
 	}
 	for_each_online_cpu(cpu) {
-		for (i = 0; ids[i] != wp_sd_llc_id(cpu); i++)
+		for (i = 0; i < n && ids[i] != wp_sd_llc_id(cpu); i++)
 			;
+		/* Domains changed under us: left out, so picks ask again. */
+		if (i == n)
+			continue;
 		st->llc_of[cpu] = i;
 		st->llc[i].weight = wp_sd_llc_size(cpu);
 	}
 	/* Seed from the runqueues; the probes keep it current from here. */
 	preempt_disable();
 	for_each_online_cpu(cpu)
-		if (wp_rq_idle(wp_rq(cpu)))
+		if (st->llc_of[cpu] >= 0 && wp_rq_idle(wp_rq(cpu)))
 			wp_mark_idle(&st->llc[st->llc_of[cpu]], cpu);
 	preempt_enable();
 out:
