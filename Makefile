@@ -61,6 +61,10 @@ deps:
 check: deps
 	tests/check
 
+# The main command of the README: a short A/B and a live switch in a VM.
+demo: deps all
+	bench-scripts/demo
+
 lint: style
 	$(MAKE) KVER=$(KVER) W=1 module
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK=sparse \
@@ -79,10 +83,10 @@ build/tools/checkpatch.pl:
 		$$d/scripts/const_structs.checkpatch
 
 # Userspace C follows kernel style too, minus advice about kernel-only
-# helpers (__printf, __aligned, ARRAY_SIZE) that libc programs lack.
+# helpers (__printf, __aligned, ARRAY_SIZE, kstrto*) that libc programs lack.
 USER_C := $(wildcard ctl/*.c ctl/*.h tests/tools/*.c bench-scripts/src/*.c \
 	bench-scripts/src/*.h)
-USER_IGNORE := PREFER_DEFINED_ATTRIBUTE_MACRO,EMBEDDED_FUNCTION_NAME,ARRAY_SIZE
+USER_IGNORE := PREFER_DEFINED_ATTRIBUTE_MACRO,EMBEDDED_FUNCTION_NAME,ARRAY_SIZE,SSCANF_TO_KSTRTO
 
 style: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --quiet --show-types -f $(filter %.c %.h,$(SRCS))
