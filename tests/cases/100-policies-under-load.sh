@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: every policy is selectable under load and keeps the invariants
-# requires: module perf
+# requires: module perf topo=llc2
 . "$WP_TESTS/lib.sh"
 
 counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }

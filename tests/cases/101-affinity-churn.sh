@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: under every policy, wakeups of tasks whose affinity churns stay inside p->cpus_ptr
-# requires: module
+# requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
 churn=$WP_ROOT/tests/tools/churn

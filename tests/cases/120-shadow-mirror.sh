@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: shadow mirror under stock agrees with the kernel on >= 95% of picks
-# requires: module perf
+# requires: module perf topo=llc2
 . "$WP_TESTS/lib.sh"
 
 stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: perf records wakeplace:select_cpu events and perf script prints them
-# requires: module perf
+# requires: module perf topo=llc2
 . "$WP_TESTS/lib.sh"
 
 wp_load policy=idlemask
