@@ -123,7 +123,7 @@ install: module ctl
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); \
 	else echo "DESTDIR set: depmod skipped"; fi
 	$(MAKE) -C ctl install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
-	install -m 0644 README.md docs/sysfs-kernel-wakeplace docs/*.md $(WP_DOCDIR)/
+	install -m 0644 README.md docs/sysfs-* docs/*.md $(WP_DOCDIR)/
 	install -m 0644 packaging/modprobe.d/wakeplace.conf \
 		$(WP_DOCDIR)/examples/modprobe.d-wakeplace.conf
 	install -m 0644 packaging/modules-load.d/wakeplace.conf \
