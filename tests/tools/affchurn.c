@@ -31,8 +31,11 @@
  *   setaffinity N cpuset N refused N
  * Exit status: 0; 1 on any violation; 2 on usage or setup errors.
  *
- * usage: affchurn [-p PAIRS] [-n WAKEUPS] [-s SEED] [-c CGROUP_DIR]
- *                 [-i CHANGE_INTERVAL_US] [-w SPIN_US] [-S SAMPLES]
+ * usage: affchurn [-p PAIRS] [-n WAKEUPS] [-t SECONDS] [-s SEED]
+ *                 [-c CGROUP_DIR] [-i CHANGE_INTERVAL_US] [-w SPIN_US]
+ *                 [-S SAMPLES] [-F]
+ * -t stops early, after SECONDS, with fewer wakeups.  -F (self-test of the
+ * checks) publishes the complement of each mask: both checks must fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,8 +68,8 @@ struct worker {
 	unsigned int rnd;
 };
 
-static long target = 100000;
-static int spin_us;
+static atomic_long target = 100000;
+static int spin_us, fault;
 static atomic_ulong gen = 1;	/* odd: a change is in flight */
 static atomic_long wakeups, checked, skipped, violations, reports;
 static atomic_int started;
@@ -76,8 +79,9 @@ static int universe[CPU_SETSIZE], nuniverse;
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: affchurn [-p PAIRS] [-n WAKEUPS] [-s SEED] [-c CGROUP_DIR]\n"
-		"                [-i CHANGE_INTERVAL_US] [-w SPIN_US] [-S SAMPLES]\n");
+		"usage: affchurn [-p PAIRS] [-n WAKEUPS] [-t SECONDS] [-s SEED]\n"
+		"                [-c CGROUP_DIR] [-i CHANGE_INTERVAL_US] [-w SPIN_US]\n"
+		"                [-S SAMPLES] [-F]\n");
 	exit(2);
 }
 
@@ -177,7 +181,7 @@ static void *worker_fn(void *arg)
 		}
 		if (spin_us)
 			spin(spin_us);
-		if (atomic_fetch_add(&wakeups, 1) + 1 >= target)
+		if (atomic_fetch_add(&wakeups, 1) + 1 >= atomic_load(&target))
 			atomic_store(&pr->done, 1);
 		atomic_store(&pr->turn, !w->me);
 		futex_wake(&pr->turn);
@@ -202,10 +206,19 @@ static void readback(struct worker *w)
 	cpu_set_t set;
 
 	if (sched_getaffinity(atomic_load(&w->tid), sizeof(set), &set)) {
+		if (errno == ESRCH)	/* finished: nothing to check */
+			return;
 		fprintf(stderr, "affchurn: sched_getaffinity(%d): %s\n",
 			atomic_load(&w->tid), strerror(errno));
 		exit(2);
 	}
+	if (fault)
+		for (int i = 0; i < nuniverse; i++) {
+			if (CPU_ISSET(universe[i], &set))
+				CPU_CLR(universe[i], &set);
+			else
+				CPU_SET(universe[i], &set);
+		}
 	mask_publish(w->mask, &set);
 }
 
@@ -275,7 +288,8 @@ static int sample(struct worker *w, long *bad)
 
 int main(int argc, char **argv)
 {
-	int pairs = 4, interval_us = 1000, nsamples = 1, opt, i, n;
+	int pairs = 4, interval_us = 1000, nsamples = 1, limit = 0, opt, i, n;
+	struct timespec t0, now;
 	long changes_aff = 0, changes_cs = 0, refused = 0, samples = 0;
 	long sample_bad = 0;
 	unsigned int seed = 1, rnd;
@@ -285,13 +299,16 @@ int main(int argc, char **argv)
 	struct pair *prs;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "p:n:s:c:i:w:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:n:t:s:c:i:w:S:F")) != -1) {
 		switch (opt) {
 		case 'p':
 			pairs = atoi(optarg);
 			break;
 		case 'n':
 			target = atol(optarg);
+			break;
+		case 't':
+			limit = atoi(optarg);
 			break;
 		case 's':
 			seed = (unsigned int)strtoul(optarg, NULL, 0);
@@ -308,12 +325,15 @@ int main(int argc, char **argv)
 		case 'S':
 			nsamples = atoi(optarg);
 			break;
+		case 'F':
+			fault = 1;
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc || pairs < 1 || target < 1 || interval_us < 0 ||
-	    spin_us < 0 || nsamples < 0)
+	    spin_us < 0 || nsamples < 0 || limit < 0)
 		usage();
 	rnd = seed;
 
@@ -364,7 +384,8 @@ int main(int argc, char **argv)
 		readback(&ws[i]);
 	atomic_fetch_add(&gen, 1);	/* even: stable */
 
-	while (atomic_load(&wakeups) < target) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_load(&wakeups) < atomic_load(&target)) {
 		struct timespec ts = { 0, interval_us * 1000L };
 		int use_cs = cg && (rand_r(&rnd) % 4 == 0);
 
@@ -385,11 +406,11 @@ int main(int argc, char **argv)
 		} else {
 			struct worker *w = &ws[rand_r(&rnd) % (2 * pairs)];
 
-			if (sched_setaffinity(atomic_load(&w->tid), sizeof(set),
-					      &set))
-				refused++;
-			else
+			if (!sched_setaffinity(atomic_load(&w->tid),
+					       sizeof(set), &set))
 				changes_aff++;
+			else if (errno != ESRCH)
+				refused++;
 			readback(w);
 		}
 		atomic_fetch_add(&gen, 1);
@@ -398,6 +419,9 @@ int main(int argc, char **argv)
 					  &sample_bad);
 		if (interval_us)
 			nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (limit && now.tv_sec - t0.tv_sec >= limit)
+			atomic_store(&target, atomic_load(&wakeups));
 	}
 	for (i = 0; i < 2 * pairs; i++)
 		pthread_join(ws[i].th, NULL);

@@ -28,7 +28,9 @@
  * and the tree is checked once they are done.
  *
  * usage: sysfuzz [-d SYSFS_DIR] [-m PARAM_DIR] [-n INPUTS_PER_FILE]
- *                [-j WRITERS] [-c INPUTS_PER_WRITER] [-s SEED] [-v]
+ *                [-j WRITERS] [-c INPUTS_PER_WRITER] [-s SEED] [-t SECS] [-v]
+ * -t bounds the run: 3/4 of it for the files in turn, the rest for the
+ * concurrent writers; each file and writer gets at least one input.
  * Prints one line per file and "total inputs N failures N files N";
  * exit status 0, 1 on any failure, 2 on usage or setup errors.
  */
@@ -46,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_NAMES	64
@@ -818,6 +821,15 @@ static void one(struct target *t, const char *in, size_t len, bool exact)
 	}
 }
 
+static time_t t_start;
+static int limit;		/* -t: seconds for everything, 0: none */
+
+/* Past the share of the budget that ends at  of it? */
+static bool over(double frac)
+{
+	return limit && time(NULL) - t_start >= (time_t)(frac * limit);
+}
+
 static void sequential(int per_file)
 {
 	static char in[FUZZ_MAX + 16];
@@ -833,6 +845,9 @@ static void sequential(int per_file)
 		for (k = 0; k < per_file; k++) {
 			size_t len = gen_input(t, in);
 
+			/* The sequential part gets 3/4 of -t, shared evenly. */
+			if (k && over(0.75 * (i + 1) / ntargets))
+				break;
 			one(t, in, len, true);
 			if (k % 100 == 99)
 				check_tree(t->rel);
@@ -848,10 +863,11 @@ static void sequential(int per_file)
 	}
 }
 
-static void concurrent(int writers, int per_writer, unsigned int seed)
+/* Returns the number of inputs written. */
+static long concurrent(int writers, int per_writer, unsigned int seed)
 {
 	static char in[FUZZ_MAX + 16];
-	long total = 0;
+	long total = 0, inputs = 0;
 	int w, k, st;
 	pid_t pid;
 
@@ -870,22 +886,27 @@ static void concurrent(int writers, int per_writer, unsigned int seed)
 			struct target *t = &targets[rn(ntargets)];
 			size_t len = gen_input(t, in);
 
+			if (k && over(1.0))
+				break;
 			one(t, in, len, false);
 		}
 		shared_fail[w] = nfail;
+		shared_fail[64 + w] = k;
 		_exit(0);
 	}
 	for (w = 0; w < writers; w++) {
-		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 			failure("a concurrent writer died");
-		}
 	}
-	for (w = 0; w < writers; w++)
+	for (w = 0; w < writers; w++) {
 		total += shared_fail[w];
+		inputs += shared_fail[64 + w];
+	}
 	nfail += total;
 	check_tree("after concurrent writers");
 	printf("concurrent writers %d inputs %ld failures %ld\n", writers,
-	       (long)writers * per_writer, total);
+	       inputs, total);
+	return inputs;
 }
 
 int main(int argc, char **argv)
@@ -894,7 +915,7 @@ int main(int argc, char **argv)
 	unsigned int seed = 1;
 	long inputs = 0;
 
-	while ((opt = getopt(argc, argv, "d:m:n:j:c:s:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:m:n:j:c:s:t:v")) != -1) {
 		switch (opt) {
 		case 'd':
 			snprintf(sysdir, sizeof(sysdir), "%s", optarg);
@@ -914,19 +935,23 @@ int main(int argc, char **argv)
 		case 's':
 			seed = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
+		case 't':
+			limit = atoi(optarg);
+			break;
 		case 'v':
 			verbose = true;
 			break;
 		default:
 			fprintf(stderr, "usage: sysfuzz [-d SYSFS_DIR] [-m PARAM_DIR] [-n INPUTS_PER_FILE]\n"
-				"               [-j WRITERS] [-c INPUTS_PER_WRITER] [-s SEED] [-v]\n");
+				"               [-j WRITERS] [-c INPUTS_PER_WRITER] [-s SEED] [-t SECS] [-v]\n");
 			return 2;
 		}
 	}
-	if (per_file < 0 || writers < 0 || per_writer < 0 || writers > 64)
+	if (per_file < 0 || writers < 0 || per_writer < 0 || writers > 64 ||
+	    limit < 0)
 		return 2;
 	rnd = seed;
-	shared_fail = mmap(NULL, 64 * sizeof(long), PROT_READ | PROT_WRITE,
+	shared_fail = mmap(NULL, 128 * sizeof(long), PROT_READ | PROT_WRITE,
 			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared_fail == MAP_FAILED)
 		return 2;
@@ -941,13 +966,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sysfuzz: %s kind %d [%lld, %lld]\n",
 				targets[i].rel, targets[i].kind,
 				targets[i].min, targets[i].max);
+	t_start = time(NULL);
 	check_tree("at start");
 	sequential(per_file);
 	for (i = 0; i < ntargets; i++)
 		inputs += targets[i].inputs;
 	if (writers)
-		concurrent(writers, per_writer, seed);
-	printf("total inputs %ld failures %ld files %d\n",
-	       inputs + (long)writers * per_writer, nfail, ntargets);
+		inputs += concurrent(writers, per_writer, seed);
+	printf("total inputs %ld failures %ld files %d\n", inputs, nfail,
+	       ntargets);
 	return nfail ? 1 : 0;
 }

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: injected bad picks and slow picks revert the policy to stock by itself, once, said in dmesg and state, counted
+# requires: module perf
+#
+# Long version: tests/stress/cases/905-self-protection.sh (key "selfprot":
+# fault cycles).  Uses the test build's test_fault parameter: "bad_cpu"
+# makes the active policy's picks invalid, "slow" makes timed picks take
+# slow_us + 100 us.
+. "$WP_TESTS/lib.sh"
+. "$WP_TESTS/stress/lib.sh"
+
+N=$(st_param selfprot 2)
+st_init self-protection "$N" "$(st_param selfprot_s 60)"
+wp_load
+[ -w "$WP_PARAMS/test_fault" ] || fail "no test_fault parameter: not a test build"
+read_policies
+read -r slow_us0 < "$WP_PARAMS/slow_us"
+read -r slow_max0 < "$WP_PARAMS/slow_max"
+at_exit "sysw $WP_PARAMS/test_fault off"
+wl_start messaging perf bench sched messaging -g 2 -l 10
+wl_wait
+
+# policy_is NAME: the active policy.
+policy_is() { local p; read -r p < "$WP_S/policy"; [ "$p" = "$1" ]; }
+
+# trip FAULT POLICY REASON: with POLICY active, inject FAULT; the module
+# must revert to stock by itself, once.
+trip() {
+	local fault=$1 pol=$2 why=$3 rev cor slow lines state p
+	sysw "$WP_S/policy" "$pol" || { st_bad "switch to $pol refused"; return; }
+	read -r state < "$WP_S/state"
+	[ "$state" = ok ] || st_bad "$pol: state '$state' after a switch"
+	rev=$(counter reverted) cor=$(counter corrected) slow=$(counter slow)
+	lines=$(kmsg_count "wakeplace: policy .* reverted to stock")
+	sysw "$WP_PARAMS/test_fault" "$fault" || st_bad "cannot set test_fault=$fault"
+	if ! wait_until 300 policy_is stock; then
+		st_bad "$fault under $pol: no revert in 300 s (policy $(<"$WP_S/policy"))"
+		sysw "$WP_PARAMS/test_fault" off
+		return
+	fi
+	# Keep the fault on while wakeups go on: still one revert, one line.
+	p=$(counter wakeups)
+	wait_counter_gt 60 wakeups $((p + 500))
+	sysw "$WP_PARAMS/test_fault" off
+	read -r state < "$WP_S/state"
+	[ "$state" = "reverted: $pol: $why" ] ||
+		st_bad "$fault under $pol: state '$state', want 'reverted: $pol: $why'"
+	[ "$(counter reverted)" = $((rev + 1)) ] ||
+		st_bad "$fault under $pol: reverted rose by $(( $(counter reverted) - rev )), want 1"
+	[ "$(kmsg_count "wakeplace: policy .* reverted to stock")" = $((lines + 1)) ] ||
+		st_bad "$fault under $pol: not exactly one revert line in dmesg"
+	kmsg_count "wakeplace: policy $pol reverted to stock: $why" > /dev/null ||
+		st_bad "$fault under $pol: dmesg does not say 'policy $pol reverted to stock: $why'"
+	case $fault in
+	bad_cpu)
+		[ "$(counter corrected)" -gt "$cor" ] ||
+			st_bad "bad_cpu under $pol: corrected did not rise" ;;
+	slow)
+		[ "$(counter slow)" -ge $((slow + $(<"$WP_PARAMS/slow_max"))) ] ||
+			st_bad "slow under $pol: slow rose by $(( $(counter slow) - slow )), less than slow_max" ;;
+	esac
+	log "$fault under $pol: $state"
+}
+
+st_start
+while st_more; do
+	trip bad_cpu "${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}" \
+		"pick outside the allowed or active CPUs"
+	# Every pick timed, each made 300 us long: slow_max of them trip.
+	sysw "$WP_S/sample_period" 1
+	sysw "$WP_PARAMS/slow_us" 200
+	sysw "$WP_PARAMS/slow_max" 8
+	trip slow "${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}" "picks too slow"
+	sysw "$WP_PARAMS/slow_us" "$slow_us0"
+	sysw "$WP_PARAMS/slow_max" "$slow_max0"
+	sysw "$WP_S/sample_period" 64
+	st_iter
+done
+
+# slow_max=0: slow picks are counted, never reverted.
+pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+sysw "$WP_S/policy" "$pol"
+sysw "$WP_S/sample_period" 1
+sysw "$WP_PARAMS/slow_us" 200
+sysw "$WP_PARAMS/slow_max" 0
+rev=$(counter reverted) slow=$(counter slow)
+sysw "$WP_PARAMS/test_fault" slow
+wait_counter_gt 300 slow $((slow + 50)) ||
+	st_bad "slow_max=0: slow picks not counted"
+sysw "$WP_PARAMS/test_fault" off
+policy_is "$pol" || st_bad "slow_max=0: policy changed to $(<"$WP_S/policy")"
+[ "$(counter reverted)" = "$rev" ] || st_bad "slow_max=0: reverted anyway"
+sysw "$WP_PARAMS/slow_us" "$slow_us0"
+sysw "$WP_PARAMS/slow_max" "$slow_max0"
+sysw "$WP_S/sample_period" 64
+
+# Without faults the policy works again and stays.
+pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+sysw "$WP_S/policy" "$pol" || st_bad "switch to $pol refused after the faults"
+read -r state < "$WP_S/state"
+[ "$state" = ok ] || st_bad "state after a clean switch: $state"
+cor=$(counter corrected) p0=$(stat_of "$pol" picks)
+wait_stat_gt 300 "$pol" picks $((p0 + 500)) ||
+	st_bad "$pol placed no wakeups after the faults"
+wl_stop
+policy_is "$pol" || st_bad "$pol did not stay active"
+[ "$(counter corrected)" = "$cor" ] || st_bad "corrected picks without a fault"
+st_checked "$(counter redirected)"
+st_note "reverts $(counter reverted) corrected $(counter corrected) slow $(counter slow)"
+wp_unload
+st_finish

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with EBUSY and a readable message, both ways; after it leaves, loading works
+# requires: module perf
+#
+# Long version: tests/stress/cases/906-ipmodify-conflict.sh (key
+# "conflict": cycles).  The twin is the same code built under another
+# module name (make KVER=<release> WP_TWIN=1).
+. "$WP_TESTS/lib.sh"
+. "$WP_TESTS/stress/lib.sh"
+
+N=$(st_param conflict 1)
+st_init ipmodify-conflict "$N" "$(st_param conflict_s 60)"
+TWIN=$WP_ROOT/build/$(uname -r)-twin/wakeplace_twin.ko
+[ -f "$TWIN" ] || fail "twin module not built: $TWIN (make KVER=$(uname -r) WP_TWIN=1)"
+tr=$TRACEFS
+tracefs_mount
+at_exit '[ -d /sys/module/wakeplace_twin ] && rmmod wakeplace_twin'
+pols=(mirror noscan bounded util idlemask idlecore prevsmt cachehot)
+MSG='select_task_rq_fair is already redirected by livepatch or another module \(IPMODIFY busy\)'
+
+wl_start messaging perf bench sched messaging -g 2 -l 10
+
+# owners: lines of enabled_functions for select_task_rq_fair.
+owners() { grep -c '^select_task_rq_fair' $tr/enabled_functions; }
+
+# refused KO NAME HOLDER: insmod KO must fail with EBUSY while HOLDER
+# (a loaded module) owns the function, and leave nothing behind.
+refused() {
+	local ko=$1 name=$2 holder=$3 out lines
+	lines=$(kmsg_count "$MSG")
+	if out=$(insmod "$ko" policy=mirror 2>&1); then
+		st_bad "insmod $name succeeded while $holder holds select_task_rq_fair"
+		rmmod "$name"
+		return
+	fi
+	log "insmod $name: $out"
+	[[ $out == *"Device or resource busy"* ]] ||
+		st_bad "insmod $name: not EBUSY: $out"
+	[ "$(kmsg_count "$MSG")" = $((lines + 1)) ] ||
+		st_bad "insmod $name: no (or more than one) dmesg line '$MSG'"
+	[ -d "/sys/module/$name" ] && st_bad "$name listed after a refused insmod"
+	[ -d "/sys/module/$holder" ] || st_bad "$holder gone after $name was refused"
+	[ "$(owners)" = 1 ] || st_bad "enabled_functions: $(owners) select_task_rq_fair lines"
+}
+
+# works NAME POLICY: the loaded module NAME places wakeups with POLICY.
+works() {
+	local name=$1 pol=$2 p0
+	sysw "$WP_S/policy" "$pol" || st_bad "$name: switch to $pol refused"
+	p0=$(stat_of "$pol" picks)
+	wait_stat_gt 300 "$pol" picks $((p0 + 200)) ||
+		st_bad "$name: $pol placed no wakeups"
+	grep -q '^select_task_rq_fair.* I ' $tr/enabled_functions ||
+		st_bad "$name: no IPMODIFY owner in enabled_functions"
+	st_checked "$(counter redirected)"
+}
+
+st_start
+while st_more; do
+	p1=${pols[RANDOM % ${#pols[@]}]} p2=${pols[RANDOM % ${#pols[@]}]}
+	# wakeplace first, the twin refused; then the other way round.
+	insmod "$WP_KO" policy="$p1" || { st_bad "insmod wakeplace failed"; break; }
+	refused "$TWIN" wakeplace_twin wakeplace
+	works wakeplace "$p1"
+	rmmod wakeplace || { st_bad "rmmod wakeplace failed"; break; }
+	insmod "$TWIN" policy="$p2" ||
+		{ st_bad "insmod wakeplace_twin failed after wakeplace left"; break; }
+	refused "$WP_KO" wakeplace wakeplace_twin
+	works wakeplace_twin "$p2"
+	rmmod wakeplace_twin || { st_bad "rmmod wakeplace_twin failed"; break; }
+	[ "$(owners)" = 0 ] || st_bad "select_task_rq_fair still traced with no owner"
+	st_iter
+done
+
+# Once the other owner is gone, loading succeeds.
+wp_load policy=idlemask
+works wakeplace idlemask
+wl_stop
+wp_unload
+st_finish
