@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: switch storm: random policies, shadows and tunables while messaging and tbench run; workloads finish, no revert
-# requires: module perf tbench tbench_srv
+# requires: module perf tbench tbench_srv topo=llc2
 #
 # Long version: tests/stress/cases/900-switch-storm.sh (key "storm").
 . "$WP_TESTS/lib.sh"

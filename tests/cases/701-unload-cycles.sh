@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: insmod + rmmod cycles with a random non-stock policy and shadow placing a wakeup load
-# requires: module perf
+# requires: module perf topo=llc2
 #
 # Long version: tests/stress/cases/901-unload-cycles.sh (key "unload").
 . "$WP_TESTS/lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: CPU hotplug under load with idlemask/idlecore: no pick of an offline CPU (counter and trace), idle state rebuilt
-# requires: module perf
+# requires: module perf topo=llc2
 #
 # Long version: tests/stress/cases/902-hotplug.sh (key "hotplug").
 #

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: affinity churn (sched_setaffinity and a cpuset cgroup) under every policy: no wakeup outside the allowed CPUs
-# requires: module
+# requires: module topo=llc2
 #
 # Long version: tests/stress/cases/903-affinity-churn.sh (key "churn":
 # total wakeups over all policies).

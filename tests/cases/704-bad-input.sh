@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: every writable sysfs file fed random, overlong, negative, huge and NUL-laden input, also concurrently: EINVAL or documented success, valid read-back
-# requires: module perf
+# requires: module perf topo=llc2
 #
 # Long version: tests/stress/cases/904-bad-input.sh (key "fuzz": inputs
 # per file).  The oracle is tests/tools/sysfuzz (docs/sysfs-kernel-wakeplace).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: injected bad picks and slow picks revert the policy to stock by itself, once, said in dmesg and state, counted
-# requires: module perf
+# requires: module perf topo=llc2
 #
 # Long version: tests/stress/cases/905-self-protection.sh (key "selfprot":
 # fault cycles).  Uses the test build's test_fault parameter: "bad_cpu"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with EBUSY and a readable message, both ways; after it leaves, loading works
-# requires: module perf
+# requires: module perf topo=llc2
 #
 # Long version: tests/stress/cases/906-ipmodify-conflict.sh (key
 # "conflict": cycles).  The twin is the same code built under another
