@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: make install puts the module in extra/ (depmod), wakeplacectl, man page and completion in /usr/local; modprobe loads it; make uninstall removes all
-# requires: root vm module-release ctl make
+# requires: root vm module-release ctl make topo=llc2
 . "$WP_TESTS/cases/8xx-admin-lib.sh"
 admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
