@@ -196,8 +196,12 @@ check "switchback: samples carry the block's policy (fast = 120..122)" \
 	awk -F, 'NR > 1 { if (($4 == "fast") != ($8 >= 120)) { print; bad = 1 } } END { exit bad }' "$TMPD/sb/results.csv"
 check "switchback: gmean 1.2 with *, A/A row present" \
 	eval 'jq -e "[.stats.rows[] | select(.policy == \"fast\")][0] | (.gmean > 1.18 and .gmean < 1.22 and .significant)" "$TMPD/sb/summary.json" && jq -e "[.stats.rows[] | select(.role == \"aa\")] | length == 1" "$TMPD/sb/summary.json"'
+# Every switch is listed; a block appears in the statistics when it kept
+# samples (on a loaded machine a 0.8 s block can lose all to its settle
+# window), so compare with the blocks present in results.csv.
+sb_blocks=$(awk -F, 'NR > 1 { print $3 }' "$TMPD/sb/results.csv" | sort -u | wc -l)
 check "switchback: summary.json lists 12 switches and the per-block values" \
-	jq -e '(.switches | length == 12) and (.stats.blocks | length == 12) and (.block_s == 0.8) and (.samples_kept > 0)' "$TMPD/sb/summary.json"
+	jq -e --argjson nb "$sb_blocks" '(.switches | length == 12) and (.stats.blocks | length == $nb) and ($nb >= 1) and (.block_s == 0.8) and (.samples_kept > 0)' "$TMPD/sb/summary.json"
 if command -v gnuplot >/dev/null; then
 	check "switchback: SVG plot written" \
 		eval 'grep -q "<svg" "$TMPD/sb/switchback.svg" && grep -q "stock" "$TMPD/sb/switchback.svg"'
