@@ -74,13 +74,16 @@ check "rr: -c 1 stops after one interval; -L labels; -H drops hist" \
 check "rr: -p 0 is refused (exit 2)" eval "[ $? = 2 ]"
 
 # ---- chat -------------------------------------------------------------------------
-"$B/chat" -r 2 -u 4 -t 2.5 >"$TMPD/chat.out" 2>"$TMPD/chat.err"
+"$B/chat" -r 2 -u 4 -t 4.5 >"$TMPD/chat.out" 2>"$TMPD/chat.err"
 check "chat: exit 0" eval "[ $? = 0 ]"
 check "chat: line format, msgs_per_s only" \
 	eval 'fmt_ok "$TMPD/chat.out" chat && [ -z "$(awk "\$3 != \"msgs_per_s\"" "$TMPD/chat.out")" ]'
-check "chat: 2 intervals with msgs_per_s > 0" \
-	eval '[ "$(vals "$TMPD/chat.out" msgs_per_s | wc -l)" = 2 ] &&
-	      for v in $(vals "$TMPD/chat.out" msgs_per_s); do t_cmp "$v" gt 0 || exit 1; done'
+# Four intervals; on a loaded machine the first ones may pass while the
+# 16 connections are still being set up, so the last must carry messages.
+check "chat: 4 intervals, none negative, the last with msgs_per_s > 0" \
+	eval '[ "$(vals "$TMPD/chat.out" msgs_per_s | wc -l)" = 4 ] &&
+	      for v in $(vals "$TMPD/chat.out" msgs_per_s); do t_cmp "$v" ge 0 || exit 1; done &&
+	      t_cmp "$(vals "$TMPD/chat.out" msgs_per_s | tail -1)" gt 0'
 # 1 room of 2 users is a strict ping-pong: each message is one send and one
 # receive, so the rate is even-ish and positive; 6 rooms give more traffic
 # than 1 only if rooms really run concurrently (not asserted: speed).
