@@ -21,7 +21,7 @@ MODNAME := $(if $(WP_TWIN),wakeplace_twin,wakeplace)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
 CHECKPATCH ?= build/tools/checkpatch.pl
 
-.PHONY: all module ctl bench tools check deps lint style sparse clean demo \
+.PHONY: all module ctl bench tools check stress deps lint style sparse clean demo \
 	install uninstall dkms-install
 
 all: module ctl bench tools
@@ -60,6 +60,10 @@ deps:
 
 check: deps
 	tests/check
+
+# The reliability suite's long version: boots each kernel, prints a table.
+stress: deps all
+	tests/stress/run
 
 # The main command of the README: a short A/B and a live switch in a VM.
 demo: deps all
