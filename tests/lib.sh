@@ -197,16 +197,21 @@ wp_unload() {
 
 # bg_load [perf bench sched messaging args]: start a background loop of
 # `perf bench sched messaging` (default: -g 2 -l 50) in its own process
-# group.  Several may run; stop_load (also run at exit) stops them all.
+# group (job control, not setsid: it stays in the test's session, which the
+# runner kills after the test).  Several may run; stop_load (also run at
+# exit) stops them all.
 WP_BG_PIDS=()
 bg_load() {
 	command -v perf >/dev/null || fail "bg_load: perf not installed"
-	local args=("$@")
+	local args=("$@") had_m=0
 	[ ${#args[@]} -gt 0 ] || args=(-g 2 -l 50)
-	setsid bash -c 'while :; do perf bench sched messaging "$@" \
+	[[ $- == *m* ]] && had_m=1
+	set -m
+	bash -c 'while :; do perf bench sched messaging "$@" \
 		>/dev/null 2>&1 || sleep 1; done' bg_load "${args[@]}" \
 		</dev/null &
 	WP_BG_PIDS+=("$!")
+	[ "$had_m" = 1 ] || set +m
 	log "bg_load started (pgid $!): perf bench sched messaging ${args[*]}"
 }
 

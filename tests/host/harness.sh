@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck disable=SC2016 # case bodies and eval strings expand later
+# shellcheck disable=SC2016,SC2034 # case bodies and evals expand later;
+# globals are read by the functions of tests/check
 #
 # Self-test of the test harness on the host, without a VM: the runner's
 # selection, results, skips, per-test timeout and post-checks (fed a fake
@@ -82,12 +83,18 @@ mk 114-topo-other "# desc: smt only
 # requires: topo=smt"
 mk 115-kernel-other "# desc: another kernel
 # requires: kernel=2.4,2.6"
+mk 116-bgload '# desc: bg_load left running at exit
+# requires: perf
+. "$WP_TESTS/lib.sh"
+bg_load -g 1 -l 5
+echo "${WP_BG_PIDS[0]}" > "$WP_OUT/pgid"
+wait_until 60 pgrep -g "${WP_BG_PIDS[0]}" -x perf >/dev/null || fail "perf did not start"'
 
 # ------------------------------------------------------------- selection ---
 
 "$RUNNER" -c "$C" -l > "$TMP/list" 2>&1
 check "runner -l lists every case" \
-	test "$(grep -c "^1[0-9][0-9]-" "$TMP/list")" = 15
+	test "$(grep -c "^1[0-9][0-9]-" "$TMP/list")" = 16
 check "runner -l shows desc and requires" \
 	has "$TMP/list" '^104-needs +requires: bash no-such-tool-wp +needs a missing tool'
 sel() { "$RUNNER" -c "$C" -l "$@" | awk '{print $1}' | tr '\n' ' '; }
@@ -103,11 +110,11 @@ O=$TMP/out
 echo "[    0.1] boot message WARNING: before the tests" > "$TMP/dmesg"
 echo 0 > "$TMP/taint"
 WP_DMESG_FILE=$TMP/dmesg WP_TAINT_FILE=$TMP/taint \
-	"$RUNNER" -c "$C" -o "$O" -p llc2 -x 3 > "$TMP/run" 2>&1
+	"$RUNNER" -c "$C" -o "$O" -p llc2 -x 8 > "$TMP/run" 2>&1
 rc=$?
 R=$O/results.tap
 check "runner exits 1 when a test failed" test "$rc" = 1
-check "TAP plan" has "$R" "^1\\.\\.15$"
+check "TAP plan" has "$R" "^1\\.\\.16$"
 check "topology comments come first" has "$R" '^# cpus online: '
 check "passing test" has "$R" '^ok 1 - 101-pass: passes$'
 check "WP_TOPO and WP_OUT reach the test" \
@@ -125,7 +132,7 @@ check "other exit codes fail" \
 check "fail in a command substitution" \
 	eval 'has "$R" "^not ok 6 - 106-subshell" && has "$R" "^# FAIL: inner reason"'
 check "-x kills a hung test" \
-	eval 'has "$R" "^not ok 7 - 107-hang" && has "$O/107-hang/output.log" "timeout after 3s"'
+	eval 'has "$R" "^not ok 7 - 107-hang" && has "$O/107-hang/output.log" "timeout after 8s"'
 check "a new kernel WARNING fails the test" \
 	eval 'has "$R" "^not ok 8 - 108-warn" && has "$R" "^# kernel log: WARNING: CPU: 1 PID: 42"'
 check "kernel log is kept per test" has "$O/108-warn/dmesg.log" 'WARNING: CPU: 1'
@@ -136,7 +143,6 @@ check "a new W taint fails the test, O and E are named nowhere" \
 check "O and E taints are allowed" has "$R" '^ok 10 - 110-oe: taints only O and E$'
 check "taint is compared with the previous test" \
 	hasnt "$R" '^not ok 1[01] '
-# shellcheck disable=SC2034 # used in eval
 bgpid=$(cat "$O/111-bgload/out/bgpid" 2>/dev/null)
 # Killed: gone, or a zombie when the host's init does not reap.
 dead() { local s; read -r s 2>/dev/null < "/proc/$1/stat" || return 0; s=${s##*) }; [ "${s%% *}" = Z ]; }
@@ -150,9 +156,12 @@ check "requires: topo= skips elsewhere" \
 	has "$R" "^ok 14 - 114-topo-other # SKIP runs on topology smt only$"
 check "requires: kernel= skips elsewhere" \
 	has "$R" "^ok 15 - 115-kernel-other # SKIP runs on kernel 2.4,2.6 only$"
+pg=$(cat "$O/116-bgload/out/pgid" 2>/dev/null)
+check "bg_load left running is stopped" \
+	eval '[ -n "$pg" ] && has "$R" "^ok 16 - 116-bgload" && ! pgrep -g "$pg" -x perf >/dev/null'
 check "no running marker after the run" test ! -e "$O/running"
-check "done file" has "$O/done" '^passed 4 failed 7 skipped 4$'
-check "plan file" test "$(wc -l < "$O/plan")" = 15
+check "done file" has "$O/done" '^passed 5 failed 7 skipped 4$'
+check "plan file" test "$(wc -l < "$O/plan")" = 16
 check "-k skips kernel checks" \
 	eval 'WP_DMESG_FILE=$TMP/dmesg2 "$RUNNER" -k -c "$C" -o "$TMP/k" -t 108 >/dev/null 2>&1'
 
@@ -194,7 +203,7 @@ JOB_LABEL=(6.1) JOB_TOPO=(llc2) JOB_OUT=("$O") JOB_T0=("$SECONDS")
 ACCEL=tcg
 npass=0 nfail=0 nskip=0
 report_vm 0 1 > "$TMP/rep1"
-check "report_vm: finished run counted" test "$(count)" = "5/7/4"
+check "report_vm: finished run counted" test "$(count)" = "6/7/4"
 check "report_vm: prefixed lines" has "$TMP/rep1" '^not ok - 6.1/llc2/102-fail: fails with a reason$'
 check "report_vm: failing test output shown" has "$TMP/rep1" '^#   \| some output before$'
 check "report_vm: dmesg shown" has "$TMP/rep1" '^#   \| WARNING: CPU: 1 PID: 42'
