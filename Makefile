@@ -21,7 +21,7 @@ MODNAME := $(if $(WP_TWIN),wakeplace_twin,wakeplace)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
 CHECKPATCH ?= build/tools/checkpatch.pl
 
-.PHONY: all module ctl bench tools check stress deps lint style sparse clean demo \
+.PHONY: all module ctl bench tools targets check stress deps lint style sparse clean demo \
 	install uninstall dkms-install
 
 all: module ctl bench tools
@@ -61,12 +61,18 @@ deps:
 check: deps
 	tests/check
 
+# The module for every target kernel that scripts/setup resolved (the host
+# may not run one of them), plus the userspace parts.
+TARGET_KERNELS = $(shell cat /var/lib/wakeplace/kernels 2>/dev/null)
+targets: ctl bench tools
+	@for k in $(TARGET_KERNELS); do $(MAKE) --no-print-directory KVER=$$k module || exit 1; done
+
 # The reliability suite's long version: boots each kernel, prints a table.
-stress: deps all
+stress: deps targets
 	tests/stress/run
 
 # The main command of the README: a short A/B and a live switch in a VM.
-demo: deps all
+demo: deps targets
 	bench-scripts/demo
 
 lint: style
