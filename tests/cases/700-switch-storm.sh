@@ -8,7 +8,7 @@
 . "$WP_TESTS/stress/lib.sh"
 
 N=$(st_param storm 1000)
-st_init switch-storm "$N" "$(st_param storm_s 30)"
+st_init switch-storm "$N" "$(st_param storm_s 20)"
 
 wp_load
 read_policies
@@ -16,8 +16,8 @@ read_tunables
 log "${#POLS[@]} policies, ${#TUN_FILE[@]} tunables"
 
 tbench_server
-wl_start messaging perf bench sched messaging -g 2 -l 10
-wl_start tbench tbench -t 6 2 127.0.0.1
+wl_start messaging perf bench sched messaging -g 1 -l 10
+wl_start tbench tbench -t 4 2 127.0.0.1
 # Let both get going before the storm.
 wl_wait
 

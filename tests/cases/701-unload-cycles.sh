@@ -7,8 +7,8 @@
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
 
-N=$(st_param unload 4)
-st_init unload-cycles "$N" "$(st_param unload_s 60)"
+N=$(st_param unload 2)
+st_init unload-cycles "$N" "$(st_param unload_s 30)"
 churn=$WP_ROOT/tests/tools/churn
 [ -x "$churn" ] || fail "tests/tools/churn not built (make tools)"
 
@@ -17,8 +17,8 @@ tracefs_mount
 pols=(mirror noscan bounded util idlemask idlecore prevsmt cachehot)
 
 wl_start messaging perf bench sched messaging -g 2 -l 10
-wl_start pipe perf bench sched pipe -l 5000
-wl_start churn "$churn" -p 2 -n 5000
+wl_start pipe perf bench sched pipe -l 2000
+wl_start churn "$churn" -p 2 -n 3000
 wl_wait
 
 st_start

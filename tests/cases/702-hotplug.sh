@@ -14,8 +14,8 @@
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
 
-N=$(st_param hotplug 4)
-st_init hotplug "$N" "$(st_param hotplug_s 60)"
+N=$(st_param hotplug 2)
+st_init hotplug "$N" "$(st_param hotplug_s 30)"
 sys=/sys/devices/system/cpu
 hp=()
 for c in $(online_cpus); do
@@ -46,7 +46,7 @@ at_exit "echo 0 > $inst/events/wakeplace/select_cpu/enable 2>/dev/null; rmdir $i
 echo 8192 > "$inst/buffer_size_kb"
 
 wl_start messaging perf bench sched messaging -g 2 -l 10
-wl_start pipe perf bench sched pipe -l 5000
+wl_start pipe perf bench sched pipe -l 2000
 wl_wait
 
 cor0=$(counter corrected)

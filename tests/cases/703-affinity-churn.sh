@@ -15,8 +15,8 @@
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
 
-N=$(st_param churn 48000)
-st_init affinity-churn "$N" "$(st_param churn_s 45)"
+N=$(st_param churn 24000)
+st_init affinity-churn "$N" "$(st_param churn_s 30)"
 aff=$WP_ROOT/tests/tools/affchurn
 [ -x "$aff" ] || fail "tests/tools/affchurn not built (make tools)"
 

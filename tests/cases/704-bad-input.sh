@@ -8,8 +8,8 @@
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
 
-N=$(st_param fuzz 40)
-st_init bad-input "$N" "$(st_param fuzz_s 45)"
+N=$(st_param fuzz 30)
+st_init bad-input "$N" "$(st_param fuzz_s 30)"
 fuzz=$WP_ROOT/tests/tools/sysfuzz
 [ -x "$fuzz" ] || fail "tests/tools/sysfuzz not built (make tools)"
 
@@ -52,7 +52,7 @@ restore() {
 	sysw "$WP_PARAMS/slow_max" "$slow_max"
 }
 at_exit restore
-wl_start messaging perf bench sched messaging -g 1 -l 20
+wl_start messaging perf bench sched messaging -g 1 -l 10
 
 seed=$RANDOM
 red0=$(counter redirected)

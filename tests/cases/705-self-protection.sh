@@ -10,7 +10,7 @@
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
 
-N=$(st_param selfprot 2)
+N=$(st_param selfprot 1)
 st_init self-protection "$N" "$(st_param selfprot_s 60)"
 wp_load
 [ -w "$WP_PARAMS/test_fault" ] || fail "no test_fault parameter: not a test build"
@@ -25,13 +25,16 @@ wl_wait
 policy_is() { local p; read -r p < "$WP_S/policy"; [ "$p" = "$1" ]; }
 
 # trip FAULT POLICY REASON: with POLICY active, inject FAULT; the module
-# must revert to stock by itself, once.
+# must revert to stock by itself, once.  Called with stock active (no pick
+# is made or timed), so the counters read before the switch see every slow
+# pick of the new policy's run: with slow_us this low, TCG makes some picks
+# slow on its own.
 trip() {
 	local fault=$1 pol=$2 why=$3 rev cor slow lines state p
+	rev=$(counter reverted) cor=$(counter corrected) slow=$(counter slow)
 	sysw "$WP_S/policy" "$pol" || { st_bad "switch to $pol refused"; return; }
 	read -r state < "$WP_S/state"
 	[ "$state" = ok ] || st_bad "$pol: state '$state' after a switch"
-	rev=$(counter reverted) cor=$(counter corrected) slow=$(counter slow)
 	lines=$(kmsg_count "wakeplace: policy .* reverted to stock")
 	sysw "$WP_PARAMS/test_fault" "$fault" || st_bad "cannot set test_fault=$fault"
 	if ! wait_until 300 policy_is stock; then
@@ -41,7 +44,7 @@ trip() {
 	fi
 	# Keep the fault on while wakeups go on: still one revert, one line.
 	p=$(counter wakeups)
-	wait_counter_gt 60 wakeups $((p + 500))
+	wait_counter_gt 60 wakeups $((p + 200))
 	sysw "$WP_PARAMS/test_fault" off
 	read -r state < "$WP_S/state"
 	[ "$state" = "reverted: $pol: $why" ] ||
@@ -101,7 +104,7 @@ sysw "$WP_S/policy" "$pol" || st_bad "switch to $pol refused after the faults"
 read -r state < "$WP_S/state"
 [ "$state" = ok ] || st_bad "state after a clean switch: $state"
 cor=$(counter corrected) p0=$(stat_of "$pol" picks)
-wait_stat_gt 300 "$pol" picks $((p0 + 500)) ||
+wait_stat_gt 300 "$pol" picks $((p0 + 200)) ||
 	st_bad "$pol placed no wakeups after the faults"
 wl_stop
 policy_is "$pol" || st_bad "$pol did not stay active"
