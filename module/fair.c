@@ -286,6 +286,24 @@ notrace int wp_sis_fast_checks(struct wp_wakeup *w, int *recent)
 	return -1;
 }
 
+/**
+ * wp_sis_none() - the end of a search that found no idle CPU.
+ * @w: the wakeup.
+ * @held: a prev or recent CPU that wp_sis_fast_checks() held back (6.12
+ *	clusters), or -1.
+ *
+ * Return: @held if any, else the target, with @w->outcome set.
+ */
+notrace int wp_sis_none(struct wp_wakeup *w, int held)
+{
+	if (held >= 0) {
+		w->outcome = held == w->prev ? WP_OUT_PREV : WP_OUT_RECENT;
+		return held;
+	}
+	w->outcome = WP_OUT_FALLBACK;
+	return w->target;
+}
+
 /* select_idle_core(): is @core's whole SMT group idle?  Notes a spare CPU. */
 static notrace int wp_select_idle_core(struct wp_wakeup *w, int core,
 				       struct cpumask *cpus, int *idle_cpu)
@@ -468,10 +486,5 @@ notrace int wp_sis_kernel(struct wp_wakeup *w)
 		}
 	}
 none:
-	if (held >= 0) {
-		w->outcome = held == w->prev ? WP_OUT_PREV : WP_OUT_RECENT;
-		return held;
-	}
-	w->outcome = WP_OUT_FALLBACK;
-	return w->target;
+	return wp_sis_none(w, held);
 }

@@ -18,6 +18,7 @@ int wp_place(struct wakeplace_policy *pol, struct wp_wakeup *w);
 /* Pieces of select_idle_sibling(), as the running kernel has them. */
 int wp_sis_fast_checks(struct wp_wakeup *w, int *recent);
 int wp_sis_kernel(struct wp_wakeup *w);
+int wp_sis_none(struct wp_wakeup *w, int held);
 int wp_select_idle_cpu(struct wp_wakeup *w, struct sched_domain *sd,
 		       bool has_idle_core, int target, int nr);
 int wp_select_idle_smt(struct wp_wakeup *w, struct sched_domain *sd, int cpu);

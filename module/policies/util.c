@@ -40,12 +40,7 @@ static notrace int util_select(struct wp_wakeup *w)
 			}
 		}
 	}
-	if (held >= 0) {
-		w->outcome = held == w->prev ? WP_OUT_PREV : WP_OUT_RECENT;
-		return held;
-	}
-	w->outcome = WP_OUT_FALLBACK;
-	return w->target;
+	return wp_sis_none(w, held);
 }
 
 struct wakeplace_policy wp_policy_util = {
