@@ -7,6 +7,9 @@ admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
 
 rel=$(uname -r)
+# The release as a literal in a regex: 6.12.95+deb12-amd64 has a "+".
+rel_re=${rel//./\\.}
+rel_re=${rel_re//+/\\+}
 ver=$(sed -n 's/^#define WP_VERSION[[:space:]]*"\(.*\)".*/\1/p' "$WP_ROOT/module/wakeplace.h")
 [ -n "$ver" ] || fail "cannot read WP_VERSION"
 [ -d "/lib/modules/$rel/build/include" ] || skip "no headers for $rel in the guest"
@@ -34,9 +37,9 @@ assert_match "$st" "wakeplace/$ver, $rel, x86_64: installed" "dkms status"
 [ -f "/usr/src/wakeplace-$ver/dkms.conf" ] || fail "no sources in /usr/src/wakeplace-$ver"
 
 ko=$(modinfo -n wakeplace) || fail "modinfo cannot find the installed module"
-assert_match "$ko" "^/(usr/)?lib/modules/$rel/updates/dkms/wakeplace\.ko" "module path"
+assert_match "$ko" "^/(usr/)?lib/modules/$rel_re/updates/dkms/wakeplace\.ko" "module path"
 assert_eq "$(modinfo -F version wakeplace)" "$ver" "module version"
-assert_match "$(modinfo -F vermagic wakeplace)" "^$rel " "vermagic"
+assert_match "$(modinfo -F vermagic wakeplace)" "^$rel_re " "vermagic"
 
 must modprobe wakeplace policy=idlemask
 wp_loaded || fail "modprobe returned but wakeplace is not loaded"
