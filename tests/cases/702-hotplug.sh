@@ -44,6 +44,10 @@ at_exit "echo 0 > $inst/events/wakeplace/select_cpu/enable 2>/dev/null; rmdir $i
 [ -e "$inst/events/wakeplace/select_cpu/enable" ] ||
 	fail "no wakeplace/select_cpu event in the trace instance"
 echo 8192 > "$inst/buffer_size_kb"
+# Attached once: recording is switched with tracing_on, not by toggling the
+# event (each toggle live-patches kernel text, which TCG handles badly).
+echo 0 > "$inst/tracing_on"
+echo 1 > "$inst/events/wakeplace/select_cpu/enable"
 
 wl_start messaging perf bench sched messaging -g 2 -l 10
 wl_start pipe perf bench sched pipe -l 2000
@@ -75,11 +79,11 @@ while st_more; do
 
 	# Wakeups while they are offline, traced.
 	echo > "$inst/trace"
-	echo 1 > "$inst/events/wakeplace/select_cpu/enable"
+	echo 1 > "$inst/tracing_on"
 	red=$(counter redirected)
 	wait_counter_gt 300 redirected $((red + 500)) ||
 		st_bad "cycle $i: fewer than 500 redirected wakeups in 300 s"
-	echo 0 > "$inst/events/wakeplace/select_cpu/enable"
+	echo 0 > "$inst/tracing_on"
 	read -r n bad lost < <(awk -v off=" ${off[*]} " '
 		/select_cpu:/ {
 			n++
