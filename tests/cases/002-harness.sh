@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: runner environment: env vars, writable WP_OUT, kernel log marker
-# requires: vm
+# requires: vm topo=llc2
 # shellcheck source=tests/lib.sh
 . "$WP_TESTS/lib.sh"
 

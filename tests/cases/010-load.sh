@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: insmod works, taints only O/E, sysfs and the ftrace hook are in place
-# requires: module
+# requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
 t0=$(taint)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: the release build loads, switches and has no test-only knobs
-# requires: module
+# requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
 [ -f "$WP_KO_RELEASE" ] || fail "release module not built: $WP_KO_RELEASE"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: rmmod while a non-stock policy places a heavy wakeup load
-# requires: module perf
+# requires: module perf topo=llc2
 . "$WP_TESTS/lib.sh"
 
 for pol in mirror idlemask; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: bad writes fail with EINVAL and change nothing
-# requires: module
+# requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
 wp_load policy=mirror

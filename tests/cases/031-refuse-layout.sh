@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: a wrong layout or policy name is refused at load: errno, one line, nothing left
-# requires: module
+# requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
 tr=/sys/kernel/tracing

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: wakeplacectl drives the real module: load, list, set under load, stats deltas, reset, shadow, tune, unload
-# requires: vm root module ctl perf jq
+# requires: vm root module ctl perf jq topo=llc2
 . "$WP_TESTS/lib.sh"
 
 CTL=$WP_CTL
