@@ -28,7 +28,7 @@ all: module ctl bench tools
 
 module: $(BUILD)/$(MODNAME).ko
 
-$(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild scripts/gen-layout FORCE
+$(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild scripts/gen-layout scripts/btf-layout.awk FORCE
 	@if [ ! -d "$(KDIR)" ]; then \
 		echo "wakeplace: no kernel headers for $(KVER) at $(KDIR)." >&2; \
 		echo "  installed: $$(ls /lib/modules 2>/dev/null | tr '\n' ' ')" >&2; \
@@ -38,7 +38,8 @@ $(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild scripts/gen-layout FORCE
 	@cp -rs --remove-destination $(CURDIR)/module $(CURDIR)/Kbuild $(BUILD)/
 	@find $(BUILD)/module -xtype l -delete
 	@if [ ! -s $(BUILD)/module/generated/wp_layout.h ] || \
-	    [ scripts/gen-layout -nt $(BUILD)/module/generated/wp_layout.h ]; then \
+	    [ scripts/gen-layout -nt $(BUILD)/module/generated/wp_layout.h ] || \
+	    [ scripts/btf-layout.awk -nt $(BUILD)/module/generated/wp_layout.h ]; then \
 		echo "  GEN     $(BUILD)/module/generated/wp_layout.h"; \
 		scripts/gen-layout $(KVER) $(BUILD)/module/generated/wp_layout.h; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(if $(WP_TEST),WP_TEST=y) \
