@@ -65,12 +65,16 @@ run() {
 # Policies of the fake tree with their tunables ("name value min max").
 FAKE_POLICIES="stock mirror noscan bounded util idlemask idlecore prevsmt cachehot"
 
+# fake_tunables POLICY: the tunables file of a freshly loaded module, i.e.
+# the WP_TUNABLE(name, min, max, default) tables of module/policies/*.c in
+# their order, each at its default (docs/sysfs-kernel-wakeplace).
 fake_tunables() {
 	case $1 in
-	bounded)  printf 'scan_limit 4 1 64\nscan_remote 0 0 1\n' ;;
-	util)     printf 'util_pct 80 1 100\n' ;;
-	cachehot) printf 'hot_ns 500000 0 10000000\n' ;;
-	idlemask) printf 'retries 2 0 8\n' ;;
+	bounded)  printf 'scan_max 4 0 1024\n' ;;
+	util)     printf 'scale_pct 100 0 1000\nmin_depth 0 0 1024\n' ;;
+	idlemask) printf 'max_tries 4 1 64\n' ;;
+	idlecore) printf 'max_tries 4 1 64\n' ;;
+	cachehot) printf 'hot_us 2000 1 1000000\nshort_us 500 1 1000000\n' ;;
 	*) ;;
 	esac
 }

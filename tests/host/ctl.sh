@@ -65,42 +65,43 @@ echo off >"$T/shadow"
 run policy show
 check "policy show defaults to the active policy" \
 	eval '[ $RC = 0 ] && grep -q "^policy: *stock (active)" "$OUT" && grep -q "tunables: *none" "$OUT"'
-run policy show bounded
+run policy show cachehot
 check "policy show NAME: tunables with value and range" \
-	eval '[ $RC = 0 ] && grep -Eq "^  scan_limit +4 +1 +64$" "$OUT" && grep -Eq "^  scan_remote +0 +0 +1$" "$OUT"'
-echo 7 >"$T/policies/bounded/scan_limit"
-run -p policy show bounded
+	eval '[ $RC = 0 ] && grep -Eq "^  hot_us +2000 +1 +1000000$" "$OUT" && grep -Eq "^  short_us +500 +1 +1000000$" "$OUT"'
+echo 7 >"$T/policies/idlemask/max_tries"
+run -p policy show idlemask
 check "policy show -p: value read from the tunable's file, ranges as integers" \
-	eval 'json_ok && [ "$(jq -c "[.tunables[0].name,.tunables[0].value,.tunables[0].min,.tunables[0].max]" "$OUT")" = "[\"scan_limit\",7,1,64]" ] && grep -q "^  \"name\"" "$OUT"'
-echo 4 >"$T/policies/bounded/scan_limit"
+	eval 'json_ok && [ "$(jq -c "[.tunables[0].name,.tunables[0].value,.tunables[0].min,.tunables[0].max]" "$OUT")" = "[\"max_tries\",7,1,64]" ] && grep -q "^  \"name\"" "$OUT"'
+echo 4 >"$T/policies/idlemask/max_tries"
 
 # ---- policy set / tune ---------------------------------------------------------
 run policy set mirror
 check "policy set NAME writes policy, prints nothing" \
 	eval '[ $RC = 0 ] && [ "$(cat "$T/policy")" = mirror ] && [ ! -s "$OUT" ]'
-run -v policy set bounded scan_limit=8 scan_remote=1
+run -v policy set cachehot hot_us=3000 short_us=700
 check "policy set with tunables writes them and the policy; -v says so" \
-	eval '[ $RC = 0 ] && [ "$(cat "$T/policy")" = bounded ] &&
-	      [ "$(cat "$T/policies/bounded/scan_limit")" = 8 ] &&
-	      [ "$(cat "$T/policies/bounded/scan_remote")" = 1 ] &&
-	      grep -q "bounded/scan_limit: 4 -> 8" "$OUT" && grep -q "policy: mirror -> bounded" "$OUT"'
-run -j policy set util util_pct=55
+	eval '[ $RC = 0 ] && [ "$(cat "$T/policy")" = cachehot ] &&
+	      [ "$(cat "$T/policies/cachehot/hot_us")" = 3000 ] &&
+	      [ "$(cat "$T/policies/cachehot/short_us")" = 700 ] &&
+	      grep -q "cachehot/hot_us: 2000 -> 3000" "$OUT" && grep -q "cachehot/short_us: 500 -> 700" "$OUT" &&
+	      grep -q "policy: mirror -> cachehot" "$OUT"'
+run -j policy set util scale_pct=55
 check "policy set -j: result document" \
 	eval '[ $RC = 0 ] && json_ok && [ "$(jq -r .policy "$OUT")" = util ] &&
-	      [ "$(jq -r .previous "$OUT")" = bounded ] && [ "$(jq -r .tunables.util_pct "$OUT")" = 55 ] &&
-	      [ "$(cat "$T/policies/util/util_pct")" = 55 ]'
-run tune cachehot hot_ns=0
+	      [ "$(jq -r .previous "$OUT")" = cachehot ] && [ "$(jq -r .tunables.scale_pct "$OUT")" = 55 ] &&
+	      [ "$(cat "$T/policies/util/scale_pct")" = 55 ]'
+run tune bounded scan_max=0
 check "tune writes the tunable without switching" \
-	eval '[ $RC = 0 ] && [ "$(cat "$T/policies/cachehot/hot_ns")" = 0 ] && [ "$(cat "$T/policy")" = util ] && [ ! -s "$OUT" ]'
-run tune cachehot hot_ns=10000000
-check "tune accepts the maximum" eval '[ $RC = 0 ] && [ "$(cat "$T/policies/cachehot/hot_ns")" = 10000000 ]'
+	eval '[ $RC = 0 ] && [ "$(cat "$T/policies/bounded/scan_max")" = 0 ] && [ "$(cat "$T/policy")" = util ] && [ ! -s "$OUT" ]'
+run tune bounded scan_max=1024
+check "tune accepts the maximum" eval '[ $RC = 0 ] && [ "$(cat "$T/policies/bounded/scan_max")" = 1024 ]'
 run tune bounded
-check "tune NAME without KEY=VALUE shows the tunables" eval '[ $RC = 0 ] && grep -q "scan_limit" "$OUT"'
-run -j tune idlemask retries=8
+check "tune NAME without KEY=VALUE shows the tunables" eval '[ $RC = 0 ] && grep -Eq "^  scan_max +1024 +0 +1024$" "$OUT"'
+run -j tune idlemask max_tries=8
 check "tune -j: result document" \
-	eval '[ $RC = 0 ] && json_ok && [ "$(jq -r .tunables.retries "$OUT")" = 8 ]'
-run t idlemask retries=3
-check "'t' is tune" eval '[ $RC = 0 ] && [ "$(cat "$T/policies/idlemask/retries")" = 3 ]'
+	eval '[ $RC = 0 ] && json_ok && [ "$(jq -r .tunables.max_tries "$OUT")" = 8 ] && [ "$(cat "$T/policies/idlemask/max_tries")" = 8 ]'
+run t idlemask max_tries=3
+check "'t' is tune" eval '[ $RC = 0 ] && [ "$(cat "$T/policies/idlemask/max_tries")" = 3 ]'
 
 # ---- shadow -------------------------------------------------------------------------
 run shadow set noscan
@@ -141,23 +142,23 @@ bad 2 "policy name > 64 chars" policy set "$long65"
 bad 2 "argument > 4096 chars" policy set mirror "$long5000"
 bad 2 "more than 4096 arguments" tune bounded $(seq 5000)
 bad 2 "missing NAME" policy set
-bad 2 "KEY without =" policy set bounded scan_limit
+bad 2 "KEY without =" policy set bounded scan_max
 bad 2 "empty KEY" policy set bounded =5
 bad 2 "unknown KEY" policy set bounded foo=1
 bad 2 "KEY > 64 chars" policy set bounded "$long65=1"
-bad 2 "non-numeric VALUE" policy set bounded scan_limit=abc
-bad 2 "empty VALUE" policy set bounded scan_limit=
-bad 2 "VALUE with trailing junk" policy set bounded scan_limit=8x
-bad 2 "VALUE in exponent form" policy set bounded scan_limit=1e1
-bad 2 "VALUE above max" policy set bounded scan_limit=65
-bad 2 "VALUE below min" policy set bounded scan_limit=0
-bad 2 "negative VALUE below min" policy set bounded scan_limit=-1
-bad 2 "VALUE overflowing 64 bits" policy set bounded scan_limit=99999999999999999999999
-bad 2 "second KEY=VALUE bad: first not written" policy set bounded scan_limit=8 scan_remote=2
-bad 2 "duplicate KEY" policy set bounded scan_limit=8 scan_limit=9
-bad 2 "KEY for a policy without tunables" tune mirror scan_limit=1
+bad 2 "non-numeric VALUE" policy set bounded scan_max=abc
+bad 2 "empty VALUE" policy set bounded scan_max=
+bad 2 "VALUE with trailing junk" policy set bounded scan_max=8x
+bad 2 "VALUE in exponent form" policy set bounded scan_max=1e1
+bad 2 "VALUE above max" policy set bounded scan_max=1025
+bad 2 "VALUE below min" policy set idlemask max_tries=0
+bad 2 "negative VALUE below min" policy set idlemask max_tries=-1
+bad 2 "VALUE overflowing 64 bits" policy set bounded scan_max=99999999999999999999999
+bad 2 "second KEY=VALUE bad: first not written" policy set cachehot hot_us=3000 short_us=0
+bad 2 "duplicate KEY" policy set cachehot hot_us=3000 hot_us=4000
+bad 2 "KEY for a policy without tunables" tune mirror scan_max=1
 bad 2 "tune unknown KEY" tune util foo=1
-bad 2 "tune out of range" tune util util_pct=101
+bad 2 "tune out of range" tune util scale_pct=1001
 bad 2 "shadow set unknown" shadow set nope
 bad 2 "shadow set without NAME" shadow set
 bad 2 "stats reset unknown" stats reset nope
@@ -177,12 +178,14 @@ bad 2 "status with argument" status extra
 bad 2 "load unknown option" load --frob
 bad 2 "--sysfs without DIR" policy list --sysfs
 bad 2 "option value missing" stats --policy
-[ "$(cat "$T/policies/bounded/scan_limit")" = 4 ] && [ "$(cat "$T/policy")" = stock ] &&
+[ "$(cat "$T/policies/bounded/scan_max")" = 4 ] && [ "$(cat "$T/policies/idlemask/max_tries")" = 4 ] &&
+	[ "$(cat "$T/policies/cachehot/hot_us")" = 2000 ] && [ "$(cat "$T/policies/util/scale_pct")" = 100 ] &&
+	[ "$(cat "$T/policy")" = stock ] &&
 	ok "after all refusals: tunables and policy as before" ||
 	not_ok "after all refusals: tunables and policy as before"
 
 # JSON error documents
-run -j policy set bounded scan_limit=99
+run -j policy set bounded scan_max=1025
 check "-j error: exactly one document {\"error\"}, exit 2, nothing on stderr" \
 	eval '[ $RC = 2 ] && json_ok && jq -e ".error|test(\"out of range\")" "$OUT" >/dev/null && [ ! -s "$ERR" ] && [ "$(jq -r "keys|join(\",\")" "$OUT")" = error ]'
 run -j watch
@@ -192,18 +195,18 @@ check "-p error: pretty error document" eval '[ $RC = 2 ] && json_ok && grep -q 
 
 # A write the "kernel" refuses (here: an unwritable target) undoes earlier
 # tunable writes and leaves the policy alone.
-rm -f "$T/policies/bounded/scan_remote"
-mkdir "$T/policies/bounded/scan_remote"
-run policy set bounded scan_limit=9 scan_remote=1
+rm -f "$T/policies/cachehot/short_us"
+mkdir "$T/policies/cachehot/short_us"
+run policy set cachehot hot_us=3000 short_us=700
 check "failed write: exit 1, first tunable restored, policy unchanged" \
-	eval '[ $RC = 1 ] && [ "$(cat "$T/policies/bounded/scan_limit")" = 4 ] && [ "$(cat "$T/policy")" = stock ] && grep -q "scan_remote" "$ERR"'
-rmdir "$T/policies/bounded/scan_remote"
-echo 0 >"$T/policies/bounded/scan_remote"
+	eval '[ $RC = 1 ] && [ "$(cat "$T/policies/cachehot/hot_us")" = 2000 ] && [ "$(cat "$T/policy")" = stock ] && grep -q "short_us" "$ERR"'
+rmdir "$T/policies/cachehot/short_us"
+echo 500 >"$T/policies/cachehot/short_us"
 mv "$T/policy" "$T/policy.real"
 ln -s /dev/full "$T/policy"
-run policy set bounded scan_limit=9
+run policy set bounded scan_max=9
 check "failed policy write: exit 1, tunables restored" \
-	eval '[ $RC = 1 ] && [ "$(cat "$T/policies/bounded/scan_limit")" = 4 ] && grep -q "previous policy stays active" "$ERR"'
+	eval '[ $RC = 1 ] && [ "$(cat "$T/policies/bounded/scan_max")" = 4 ] && grep -q "previous policy stays active" "$ERR"'
 rm "$T/policy"
 ln -s /dev/null "$T/policy"
 run policy set mirror
@@ -213,7 +216,7 @@ rm "$T/policy"
 mv "$T/policy.real" "$T/policy"
 
 # ---- module not loaded: exit 3 -------------------------------------------------
-for cmd in "policy list" "policy show" "policy set mirror" "tune bounded scan_limit=2" \
+for cmd in "policy list" "policy show" "policy set mirror" "tune bounded scan_max=2" \
 	   "stats" "stats reset" "shadow show" "shadow set off" "stats period" "watch"; do
 	# shellcheck disable=SC2086
 	RC=0; "$WP_CTL" --sysfs "$TMPD/none" $cmd >"$OUT" 2>"$ERR" </dev/null || RC=$?
@@ -239,10 +242,10 @@ if [ "$(id -u)" = 0 ]; then
 	how="as nobody"
 else
 	asuser() { "$@"; }
-	chmod 0444 "$T/policy" "$T/shadow" "$T/stats/reset" "$T/policies/bounded/scan_limit" "$T/sample_period"
+	chmod 0444 "$T/policy" "$T/shadow" "$T/stats/reset" "$T/policies/bounded/scan_max" "$T/sample_period"
 	how="read-only files"
 fi
-for cmd in "policy set mirror" "tune bounded scan_limit=2" "shadow set mirror" "stats reset" "stats period 8"; do
+for cmd in "policy set mirror" "tune bounded scan_max=2" "shadow set mirror" "stats reset" "stats period 8"; do
 	before=$(tree_sum "$T")
 	# shellcheck disable=SC2086
 	RC=0; asuser "$WP_CTL" --sysfs "$T" $cmd >"$OUT" 2>"$ERR" || RC=$?
