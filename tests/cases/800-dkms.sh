@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: make dkms-install builds wakeplace for the running kernel with DKMS; modprobe loads it; --remove removes it
-# requires: root vm dkms make bpftool jq topo=llc2
+# requires: root vm dkms make bpftool topo=llc2
 . "$WP_TESTS/cases/8xx-admin-lib.sh"
 admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"

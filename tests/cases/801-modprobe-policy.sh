@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: boot-time choice: modprobe policy=idlemask, the shipped modprobe.d example, its tunables one-liner, modules-load.d, a bad policy refused
-# requires: root vm module-release ctl
+# requires: root vm module-release ctl topo=llc2
 . "$WP_TESTS/cases/8xx-admin-lib.sh"
 admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"

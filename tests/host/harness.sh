@@ -134,7 +134,7 @@ check "other exit codes fail" \
 check "fail in a command substitution" \
 	eval 'has "$R" "^not ok 6 - 106-subshell" && has "$R" "^# FAIL: inner reason"'
 check "-x kills a hung test" \
-	eval 'has "$R" "^not ok 7 - 107-hang" && has "$O/107-hang/output.log" "timeout after 8s"'
+	eval 'has "$R" "^not ok 7 - 107-hang" && has "$O/107-hang/output.log" "timeout after 8s" && has "$O/107-hang/output.log" "^  [0-9]+ .*state=S wchan="'
 check "a new kernel WARNING fails the test" \
 	eval 'has "$R" "^not ok 8 - 108-warn" && has "$R" "^# kernel log: WARNING: CPU: 1 PID: 42"'
 check "kernel log is kept per test" has "$O/108-warn/dmesg.log" 'WARNING: CPU: 1'
