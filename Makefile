@@ -28,7 +28,12 @@ all: module ctl bench tools
 
 module: $(BUILD)/$(MODNAME).ko
 
-$(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild scripts/gen-layout scripts/btf-layout.awk FORCE
+# Kbuild is entered only when a source is newer than the module (or W= or
+# C= asks for a checked rebuild, or WP_FORCE=1): just entering it evaluates
+# the kernel Makefile's compiler probes, which under QEMU TCG, where the
+# install tests run, takes minutes for nothing when the module is built.
+$(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild Makefile scripts/gen-layout scripts/btf-layout.awk \
+		$(if $(W)$(C)$(WP_FORCE),FORCE)
 	@if [ ! -d "$(KDIR)" ]; then \
 		echo "wakeplace: no kernel headers for $(KVER) at $(KDIR)." >&2; \
 		echo "  installed: $$(ls /lib/modules 2>/dev/null | tr '\n' ' ')" >&2; \

@@ -46,6 +46,34 @@ admin_rw() {
 	log "writable for this case: $*"
 }
 
+# admin_slim_modules RELEASE: in this case's namespace, /lib/modules/RELEASE
+# becomes a writable tmpfs with the kernel's module metadata (modules.order,
+# modules.builtin*) and its build/source links but none of its ~4000
+# modules.  What the case installs is then indexed by a depmod -a that takes
+# a second: over the guest's 9p root, under TCG, each depmod -a of the full
+# tree took 2-3 minutes, and make install, make uninstall, dkms install and
+# dkms remove each run one.  WP_ADMIN_FULL_TREE=1 keeps the full tree (as a
+# writable overlay) for a run that can afford it.
+admin_slim_modules() {
+	local rel=$1 d=/lib/modules/$1 t f
+	if [ "${WP_ADMIN_FULL_TREE:-0}" = 1 ]; then
+		admin_rw "$d"
+		return
+	fi
+	[ -d "$d" ] || fail "$d does not exist"
+	t=$(mktemp -d /run/wp-slim.XXXXXX) || fail "cannot create a directory in /run"
+	mount -t tmpfs wp-slim "$t" || fail "cannot mount a tmpfs on $t"
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		[ -f "$d/$f" ] && cp "$d/$f" "$t/"
+	done
+	for f in build source; do
+		[ -L "$d/$f" ] && cp -P "$d/$f" "$t/"
+	done
+	mount --bind "$t" "$d" || fail "cannot mount the slim module tree on $d"
+	depmod "$rel" || fail "depmod of the slim tree failed"
+	log "/lib/modules/$rel: kernel metadata only ($(ls "$d" | tr '\n' ' '))"
+}
+
 # admin_time LABEL CMD...: run CMD, log how long it took (TCG figures for
 # the report), return its status.  Output goes to $WP_OUT/LABEL.log.
 admin_time() {
