@@ -49,10 +49,9 @@ echo 1 > "$inst/events/wakeplace/select_cpu/enable" ||
 
 # landing POLICY: run the probe; print "landed_in_E landed_on_W_or_P
 # trials picked_in_E picked_W_or_P picks" (landed: where the wakee ran,
-# picked: what the policy chose, from the events of wakeups the probe's
-# waker made).
+# picked: what the policy chose for the wakee, from its events).
 landing() {
-	local out inE=0 onW=0 n key cpu count picks pinE pW
+	local out inE=0 onW=0 n key cpu count picks pinE pW tid
 	wp_write policy "$1" || fail "switch to $1 refused"
 	wp_write stats/reset "$1"
 	echo > "$inst/trace"
@@ -65,8 +64,10 @@ landing() {
 		[ "$cpu" = "$W" ] || [ "$cpu" = "$P" ] && onW=$((onW + count))
 	done <<<"$out"
 	n=$(awk '$1 == "trials" { print $2 }' <<<"$out")
-	read -r picks pinE pW < <(awk -v pol="$1" -v e=" $E " -v w="$W" -v p="$P" '
-		/^ *wakeprobe-[0-9]+ / && $0 ~ ("select_cpu: policy=" pol " ") {
+	tid=$(awk '$1 == "wakee" { print $2 }' <<<"$out")
+	[ -n "$tid" ] || fail "wakeprobe did not print the wakee's TID"
+	read -r picks pinE pW < <(awk -v pol="$1" -v e=" $E " -v w="$W" -v p="$P" -v tid="$tid" '
+		index($0, "select_cpu: policy=" pol " pid=" tid " ") {
 			if (!match($0, / chosen=-?[0-9]+/))
 				next
 			c = substr($0, RSTART + 8, RLENGTH - 8)

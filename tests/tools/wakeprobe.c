@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < CPU_SETSIZE; i++)
 		if (landed[i])
 			printf("cpu %d %d\n", i, landed[i]);
-	printf("trials %d\nprev_ok %d\n", trials, wakee_prev_ok);
+	printf("trials %d\nprev_ok %d\nwakee %d\n", trials, wakee_prev_ok,
+	       (int)wakee_tid);
 	return 0;
 }
