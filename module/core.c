@@ -13,6 +13,7 @@
 #include "wakeplace.h"
 #include "sched.h"
 #include "fair.h"
+#include "idle.h"
 #include "hook.h"
 #include "stats.h"
 
@@ -52,24 +53,44 @@ static struct wakeplace_policy *wp_cur(struct wakeplace_policy __rcu **slot)
 	return rcu_dereference_protected(*slot, lockdep_is_held(&wp_mutex));
 }
 
-/* Take a reference to @pol for a slot: the first user initialises it. */
+/*
+ * Take a reference to @pol for a slot: the first user starts the per-LLC
+ * idle state if the policy reads it, then initialises the policy.
+ */
 static int wp_get(struct wakeplace_policy *pol)
 {
 	int ret;
 
-	if (pol->users++ || !pol->init)
+	if (pol->users++)
 		return 0;
-	ret = pol->init();
-	if (ret)
-		pol->users--;
+	if (pol->needs_idle_state) {
+		ret = wp_idle_get();
+		if (ret)
+			goto err;
+	}
+	if (pol->init) {
+		ret = pol->init();
+		if (ret)
+			goto err_idle;
+	}
+	return 0;
+err_idle:
+	if (pol->needs_idle_state)
+		wp_idle_put();
+err:
+	pol->users--;
 	return ret;
 }
 
 /* Drop a reference once no reader can see @pol in that slot. */
 static void wp_put(struct wakeplace_policy *pol)
 {
-	if (!--pol->users && pol->exit)
+	if (--pol->users)
+		return;
+	if (pol->exit)
 		pol->exit();
+	if (pol->needs_idle_state)
+		wp_idle_put();
 }
 
 /*

@@ -72,59 +72,57 @@ static ssize_t available_policies_show(struct kobject *k,
 	return len;
 }
 
-static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a,
-			   char *buf)
+/* One name or word under wp_mutex, so it is never read mid-switch. */
+static ssize_t wp_show_locked(char *buf, const char *(*get)(void))
 {
 	ssize_t ret;
 
 	mutex_lock(&wp_mutex);
-	ret = sysfs_emit(buf, "%s\n", wp_active_name());
+	ret = sysfs_emit(buf, "%s\n", get());
 	mutex_unlock(&wp_mutex);
 	return ret;
+}
+
+/* One policy name from @buf, then @set (wp_set_policy or wp_set_shadow). */
+static ssize_t wp_store_name(const char *buf, size_t count,
+			     int (*set)(const char *name))
+{
+	char name[WP_NAME_MAX];
+	int ret = wp_parse_token(buf, count, name);
+
+	if (!ret)
+		ret = set(name);
+	return ret ? ret : count;
+}
+
+static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	return wp_show_locked(buf, wp_active_name);
 }
 
 static ssize_t policy_store(struct kobject *k, struct kobj_attribute *a,
 			    const char *buf, size_t count)
 {
-	char name[WP_NAME_MAX];
-	int ret = wp_parse_token(buf, count, name);
-
-	if (!ret)
-		ret = wp_set_policy(name);
-	return ret ? ret : count;
+	return wp_store_name(buf, count, wp_set_policy);
 }
 
 static ssize_t shadow_show(struct kobject *k, struct kobj_attribute *a,
 			   char *buf)
 {
-	ssize_t ret;
-
-	mutex_lock(&wp_mutex);
-	ret = sysfs_emit(buf, "%s\n", wp_shadow_name());
-	mutex_unlock(&wp_mutex);
-	return ret;
+	return wp_show_locked(buf, wp_shadow_name);
 }
 
 static ssize_t shadow_store(struct kobject *k, struct kobj_attribute *a,
 			    const char *buf, size_t count)
 {
-	char name[WP_NAME_MAX];
-	int ret = wp_parse_token(buf, count, name);
-
-	if (!ret)
-		ret = wp_set_shadow(name);
-	return ret ? ret : count;
+	return wp_store_name(buf, count, wp_set_shadow);
 }
 
 static ssize_t state_show(struct kobject *k, struct kobj_attribute *a,
 			  char *buf)
 {
-	ssize_t ret;
-
-	mutex_lock(&wp_mutex);
-	ret = sysfs_emit(buf, "%s\n", wp_state());
-	mutex_unlock(&wp_mutex);
-	return ret;
+	return wp_show_locked(buf, wp_state);
 }
 
 static ssize_t counters_show(struct kobject *k, struct kobj_attribute *a,

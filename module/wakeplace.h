@@ -109,7 +109,8 @@ struct wp_pstats;
  *	fails and the old policy stays.  May sleep.
  * @exit: optional; undoes @init once no reader can see the policy.
  * @needs_idle_state: the policy reads the per-LLC idle masks, which are
- *	maintained only while such a policy is active or shadowed.
+ *	maintained only while such a policy is active or shadowed: the core
+ *	starts them before @init and stops them after @exit.
  * @tunables: the policy's knobs, @nr_tunables of them.
  * @nr_tunables: number of entries in @tunables.
  * @stats: per-CPU statistics (owned by the core).

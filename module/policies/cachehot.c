@@ -16,20 +16,17 @@ static struct wp_tunable cachehot_tun[] = {
 	[SHORT_US] = WP_TUNABLE("short_us", 1, 1000000, 500),
 };
 
+/* The idle state is already running (needs_idle_state). */
 static int cachehot_init(void)
 {
-	int ret = wp_idle_get();
-
-	if (!ret)
-		wp_idle_set_reserve(cachehot_tun[HOT_US].val,
-				    cachehot_tun[SHORT_US].val);
-	return ret;
+	wp_idle_set_reserve(cachehot_tun[HOT_US].val,
+			    cachehot_tun[SHORT_US].val);
+	return 0;
 }
 
 static void cachehot_exit(void)
 {
 	wp_idle_set_reserve(0, 0);
-	wp_idle_put();
 }
 
 static notrace bool cachehot_usable(struct wp_wakeup *w, int cpu, u64 now)

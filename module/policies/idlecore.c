@@ -12,16 +12,6 @@ static struct wp_tunable idlecore_tun[] = {
 	WP_TUNABLE("max_tries", 1, 64, 4),
 };
 
-static int idlecore_init(void)
-{
-	return wp_idle_get();
-}
-
-static void idlecore_exit(void)
-{
-	wp_idle_put();
-}
-
 static notrace int idlecore_select(struct wp_wakeup *w)
 {
 	int t = w->target, prev = w->prev, cpu;
@@ -70,8 +60,6 @@ struct wakeplace_policy wp_policy_idlecore = {
 	.name = "idlecore",
 	.description = "idle cores first (idle-core mask), then idle CPUs; claim and verify",
 	.select_cpu = idlecore_select,
-	.init = idlecore_init,
-	.exit = idlecore_exit,
 	.needs_idle_state = true,
 	.tunables = idlecore_tun,
 	.nr_tunables = ARRAY_SIZE(idlecore_tun),

@@ -12,16 +12,6 @@ static struct wp_tunable idlemask_tun[] = {
 	WP_TUNABLE("max_tries", 1, 64, 4),
 };
 
-static int idlemask_init(void)
-{
-	return wp_idle_get();
-}
-
-static void idlemask_exit(void)
-{
-	wp_idle_put();
-}
-
 static notrace int idlemask_select(struct wp_wakeup *w)
 {
 	int t = w->target, prev = w->prev, cpu;
@@ -54,8 +44,6 @@ struct wakeplace_policy wp_policy_idlemask = {
 	.name = "idlemask",
 	.description = "per-LLC idle mask: target, prev, first idle CPU from target; claim and verify",
 	.select_cpu = idlemask_select,
-	.init = idlemask_init,
-	.exit = idlemask_exit,
 	.needs_idle_state = true,
 	.tunables = idlemask_tun,
 	.nr_tunables = ARRAY_SIZE(idlemask_tun),
