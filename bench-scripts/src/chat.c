@@ -18,14 +18,10 @@
  * Only 127.0.0.1 is used; the listening port is ephemeral.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <linux/futex.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -36,35 +32,28 @@ enum { M_HELLO = 1, M_ACK = 2, M_CHAT = 3 };
 
 static const char *prog = "chat";
 static unsigned int nrooms = 1, nusers = 20;
-static size_t msgsz = 100;
+static unsigned int msgsz = 100;
+
+static const struct wp_uopt own[] = {
+	{ 'r', &nrooms, 1, 1024 },
+	{ 'u', &nusers, 2, 1024 },
+	{ 's', &msgsz, 16, 65536 },
+	{ 0 }
+};
+
 static int stop;
 
 struct hdr {
 	uint32_t type, room, user, seq;
 };
 
-static int xfer(int fd, void *buf, size_t len, int out)
+/* Receive one message into @msg and decode its header into @h. */
+static int recv_msg(int fd, char *msg, struct hdr *h)
 {
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t r = out ? send(fd, (char *)buf + off, len - off,
-				       MSG_NOSIGNAL)
-				: recv(fd, (char *)buf + off, len - off, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		off += (size_t)r;
-	}
+	if (wp_xfer(fd, msg, msgsz, 0))
+		return -1;
+	memcpy(h, msg, sizeof(*h));
 	return 0;
-}
-
-static void tune(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
 static long futex(int *uaddr, int op, int val, const struct timespec *to)
@@ -139,7 +128,7 @@ static void *srv_writer(void *arg)
 		c->count--;
 		pthread_cond_broadcast(&c->cv);
 		pthread_mutex_unlock(&c->mu);
-		if (xfer(c->fd, msg, msgsz, 1))
+		if (wp_xfer(c->fd, msg, msgsz, 1))
 			break;
 	}
 	/* A dead peer: let enqueuers of this connection stop waiting. */
@@ -157,10 +146,8 @@ static void *srv_reader(void *arg)
 
 	if (!msg)
 		return NULL;
-	if (xfer(c->fd, msg, msgsz, 0))
-		goto out;
-	memcpy(&h, msg, sizeof(h));
-	if (h.type != M_HELLO || h.room >= nrooms || h.user >= nusers)
+	if (recv_msg(c->fd, msg, &h) || h.type != M_HELLO ||
+	    h.room >= nrooms || h.user >= nusers)
 		goto out;
 	__atomic_store_n(&members[h.room * nusers + h.user], c,
 			 __ATOMIC_RELEASE);
@@ -168,10 +155,9 @@ static void *srv_reader(void *arg)
 	memcpy(msg, &h, sizeof(h));
 	enqueue(c, msg);
 
-	while (!xfer(c->fd, msg, msgsz, 0)) {
+	while (!recv_msg(c->fd, msg, &h)) {
 		struct sconn **room;
 
-		memcpy(&h, msg, sizeof(h));
 		if (h.type != M_CHAT || h.room >= nrooms)
 			break;
 		room = &members[h.room * nusers];
@@ -201,7 +187,7 @@ static void server(int lfd, unsigned int secs)
 		c[i].fd = accept(lfd, NULL, NULL);
 		if (c[i].fd < 0)
 			wp_die(prog, "server: accept: %s", strerror(errno));
-		tune(c[i].fd);
+		wp_nodelay(c[i].fd);
 		pthread_mutex_init(&c[i].mu, NULL);
 		pthread_cond_init(&c[i].cv, NULL);
 		c[i].q = malloc(QCAP * msgsz);
@@ -274,7 +260,7 @@ static void *cli_writer(void *arg)
 		h.user = c->user;
 		h.seq = c->room->seq++;
 		memcpy(msg, &h, sizeof(h));
-		if (xfer(c->fd, msg, msgsz, 1))
+		if (wp_xfer(c->fd, msg, msgsz, 1))
 			break;
 		__atomic_fetch_add(&c->sent, 1, __ATOMIC_RELAXED);
 	}
@@ -292,14 +278,10 @@ static void *cli_reader(void *arg)
 
 	if (!msg)
 		return NULL;
-	if (xfer(c->fd, msg, msgsz, 0))
-		goto out;
-	memcpy(&h, msg, sizeof(h));
-	if (h.type != M_ACK)
+	if (recv_msg(c->fd, msg, &h) || h.type != M_ACK)
 		goto out;
 	__atomic_fetch_add(&acked, 1, __ATOMIC_RELEASE);
-	while (!xfer(c->fd, msg, msgsz, 0)) {
-		memcpy(&h, msg, sizeof(h));
+	while (!recv_msg(c->fd, msg, &h)) {
 		if (h.type != M_CHAT || h.user >= nusers)
 			break;
 		__atomic_fetch_add(&c->recvd, 1, __ATOMIC_RELAXED);
@@ -322,9 +304,7 @@ static void usage(void)
 		"  -r  rooms (default 1)\n"
 		"  -u  users per room, >= 2 (default 20)\n"
 		"  -s  message size in bytes, >= 16 (default 100)\n"
-		"  -t  run time in seconds (default 10)\n"
-		"  -i  reporting interval in seconds (default 1)\n"
-		"  -c  stop after COUNT intervals (default: time only)\n"
+		WP_USAGE_TIC
 		"  -L  workload label printed in each line (default chat)\n",
 		prog);
 	exit(2);
@@ -332,70 +312,30 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int count = 0, n, i, u, total;
-	double secs = 10, interval = 1;
-	const char *label = "chat";
+	unsigned int i, u, total;
+	struct wp_opts o;
+	struct wp_ticker tk;
 	struct sockaddr_in sa;
-	socklen_t salen = sizeof(sa);
 	struct croom *rooms;
-	uint64_t start, end, last, prev = 0, wait_end;
-	int opt, lfd, one = 1, status;
+	uint64_t prev = 0, wait_end;
+	double el;
+	int lfd, status;
 	pid_t srv;
 
-	while ((opt = getopt(argc, argv, "r:u:s:t:i:c:L:h")) != -1) {
-		switch (opt) {
-		case 'r':
-			nrooms = (unsigned int)wp_num(prog, "-r", optarg,
-					1, 1024);
-			break;
-		case 'u':
-			nusers = (unsigned int)wp_num(prog, "-u", optarg,
-					2, 1024);
-			break;
-		case 's':
-			msgsz = (size_t)wp_num(prog, "-s", optarg, 16, 65536);
-			break;
-		case 't':
-			secs = wp_num(prog, "-t", optarg, 0.1, 86400);
-			break;
-		case 'i':
-			interval = wp_num(prog, "-i", optarg, 0.01, 3600);
-			break;
-		case 'c':
-			count = (unsigned int)wp_num(prog, "-c", optarg,
-					1, 1e9);
-			break;
-		case 'L':
-			label = optarg;
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc)
-		usage();
+	/* no H in the optstring: chat has no histogram */
+	wp_getopt(prog, argc, argv, "r:u:s:t:i:c:L:h", own, &o, usage);
 	total = nrooms * nusers;
-	alarm((unsigned int)secs + 60);
+	alarm((unsigned int)o.secs + 60);
 	signal(SIGPIPE, SIG_IGN);
 
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0)
-		wp_die(prog, "socket: %s", strerror(errno));
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(lfd, SOMAXCONN) ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &salen))
-		wp_die(prog, "listen on 127.0.0.1: %s", strerror(errno));
+	lfd = wp_listen_lo(prog, &sa);
 
 	fflush(stdout);
 	srv = fork();
 	if (srv < 0)
 		wp_die(prog, "fork: %s", strerror(errno));
 	if (srv == 0)
-		server(lfd, (unsigned int)secs);
+		server(lfd, (unsigned int)o.secs);
 	close(lfd);
 
 	if (posix_memalign((void **)&rooms, 64, nrooms * sizeof(*rooms)))
@@ -415,16 +355,14 @@ int main(int argc, char **argv)
 			char *msg = calloc(1, msgsz);
 			struct hdr h = { M_HELLO, i, u, 0 };
 
+			if (!msg)
+				wp_die(prog, "out of memory");
 			c->user = u;
 			c->room = r;
-			c->fd = socket(AF_INET, SOCK_STREAM, 0);
-			if (!msg || c->fd < 0 ||
-			    connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)))
-				wp_die(prog, "connect 127.0.0.1:%u: %s",
-				       ntohs(sa.sin_port), strerror(errno));
-			tune(c->fd);
+			c->fd = wp_connect_lo(prog, &sa);
+			wp_nodelay(c->fd);
 			memcpy(msg, &h, sizeof(h));
-			if (xfer(c->fd, msg, msgsz, 1))
+			if (wp_xfer(c->fd, msg, msgsz, 1))
 				wp_die(prog, "hello: %s", strerror(errno));
 			free(msg);
 		}
@@ -446,16 +384,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nrooms; i++)
 		give_token(&rooms[i].users[0]);
 
-	start = last = wp_mono_ns();
-	end = start + (uint64_t)(secs * 1e9);
-	for (n = 1; !count || n <= count; n++) {
-		uint64_t sum = 0, now, next;
+	wp_ticker_start(&tk, &o);
+	while (wp_tick(&tk, &el)) {
+		uint64_t sum = 0;
 
-		next = start + (uint64_t)(n * interval * 1e9);
-		if (next > end)
-			break;
-		wp_sleep_until(next);
-		now = wp_mono_ns();
 		for (i = 0; i < nrooms; i++) {
 			for (u = 0; u < nusers; u++) {
 				struct cconn *c = &rooms[i].users[u];
@@ -466,11 +398,10 @@ int main(int argc, char **argv)
 						       __ATOMIC_RELAXED);
 			}
 		}
-		wp_line(label, "msgs_per_s", "%.1f",
-			(double)(sum - prev) / ((double)(now - last) / 1e9));
+		wp_line(o.label, "msgs_per_s", "%.1f",
+			(double)(sum - prev) / el);
 		fflush(stdout);
 		prev = sum;
-		last = now;
 	}
 
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);

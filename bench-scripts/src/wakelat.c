@@ -23,7 +23,6 @@
 #include <signal.h>
 #include <sys/syscall.h>
 
-#include "llhist.h"
 #include "wpcommon.h"
 
 static const char *prog = "wakelat";
@@ -33,10 +32,7 @@ struct worker {
 	uint64_t stamp;			/* waker's CLOCK_MONOTONIC, ns */
 	struct msgthr *owner;
 	pthread_t tid;
-	uint64_t done;			/* completed requests */
-	uint64_t hist[LLH_NBUCKETS];
-	uint64_t prev[LLH_NBUCKETS];	/* main thread's last snapshot */
-	uint64_t prev_done;
+	struct wp_stat st;		/* completed requests, latencies */
 } __attribute__((aligned(64)));
 
 struct msgthr {
@@ -47,7 +43,14 @@ struct msgthr {
 } __attribute__((aligned(64)));
 
 static int stop;
-static unsigned int think_us = 20;
+static unsigned int nmsg = 1, nwork, think_us = 20;
+
+static const struct wp_uopt own[] = {
+	{ 'm', &nmsg, 1, 1024 },
+	{ 'w', &nwork, 1, 4096 },
+	{ 'r', &think_us, 0, 1e6 },
+	{ 0 }
+};
 
 static long futex(int *uaddr, int op, int val, const struct timespec *to)
 {
@@ -92,11 +95,11 @@ static void *worker_fn(void *arg)
 		}
 		now = wp_mono_ns();
 		lat = now > w->stamp ? now - w->stamp : 0;
-		__atomic_fetch_add(&w->hist[llh_index(lat)], 1,
+		__atomic_fetch_add(&w->st.hist[llh_index(lat)], 1,
 				   __ATOMIC_RELAXED);
 		spin_us(think_us);
 		__atomic_store_n(&w->state, 0, __ATOMIC_RELEASE);
-		__atomic_fetch_add(&w->done, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&w->st.done, 1, __ATOMIC_RELAXED);
 		if (__atomic_sub_fetch(&m->pending, 1, __ATOMIC_ACQ_REL) == 0)
 			futex_wake(&m->pending, 1);
 	}
@@ -131,9 +134,7 @@ static void usage(void)
 		"       [-c COUNT] [-r THINK_US] [-L LABEL] [-H]\n"
 		"  -m  message threads (default 1)\n"
 		"  -w  worker threads per message thread (default: online CPUs)\n"
-		"  -t  run time in seconds (default 10)\n"
-		"  -i  reporting interval in seconds (default 1)\n"
-		"  -c  stop after COUNT intervals (default: time only)\n"
+		WP_USAGE_TIC
 		"  -r  busy time per request in usec (default 20)\n"
 		"  -L  workload label printed in each line (default wakelat)\n"
 		"  -H  do not print the raw histogram line\n", prog);
@@ -142,58 +143,26 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int nmsg = 1, nwork = 0, count = 0, n, i, j, k;
-	double secs = 10, interval = 1;
-	const char *label = "wakelat";
+	static const double q[] = { 0.50, 0.90, 0.99, 0.999 };
+	static const char *const qname[] = {
+		"p50_us", "p90_us", "p99_us", "p999_us"
+	};
+	struct wp_opts o;
+	struct wp_ticker tk;
 	struct msgthr *msgs;
-	uint64_t *h, start, next, end, last;
-	int opt, nohist = 0;
+	uint64_t *h;
+	double el;
+	unsigned int i, j;
 	pthread_attr_t attr;
 
-	while ((opt = getopt(argc, argv, "m:w:t:i:c:r:L:Hh")) != -1) {
-		switch (opt) {
-		case 'm':
-			nmsg = (unsigned int)wp_num(prog, "-m", optarg,
-					1, 1024);
-			break;
-		case 'w':
-			nwork = (unsigned int)wp_num(prog, "-w", optarg,
-					1, 4096);
-			break;
-		case 't':
-			secs = wp_num(prog, "-t", optarg, 0.1, 86400);
-			break;
-		case 'i':
-			interval = wp_num(prog, "-i", optarg, 0.01, 3600);
-			break;
-		case 'c':
-			count = (unsigned int)wp_num(prog, "-c", optarg,
-					1, 1e9);
-			break;
-		case 'r':
-			think_us = (unsigned int)wp_num(prog, "-r", optarg,
-					0,
-							1e6);
-			break;
-		case 'L':
-			label = optarg;
-			break;
-		case 'H':
-			nohist = 1;
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc)
-		usage();
+	wp_getopt(prog, argc, argv, "m:w:t:i:c:r:L:Hh", own, &o, usage);
 	if (!nwork) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 
 		nwork = c > 0 ? (unsigned int)c : 1;
 	}
 	/* Hard bound: never outlive the requested time by much. */
-	alarm((unsigned int)secs + 30);
+	alarm((unsigned int)o.secs + 30);
 
 	msgs = calloc(nmsg, sizeof(*msgs));
 	h = calloc(LLH_NBUCKETS, sizeof(*h));
@@ -218,55 +187,18 @@ int main(int argc, char **argv)
 		if (pthread_create(&msgs[i].tid, &attr, msg_fn, &msgs[i]))
 			wp_die(prog, "pthread_create failed");
 
-	start = last = wp_mono_ns();
-	end = start + (uint64_t)(secs * 1e9);
-	for (n = 1; !count || n <= count; n++) {
-		uint64_t done = 0, now;
-		double el;
+	wp_ticker_start(&tk, &o);
+	while (wp_tick(&tk, &el)) {
+		uint64_t done = 0;
 
-		next = start + (uint64_t)(n * interval * 1e9);
-		if (next > end)
-			break;
-		wp_sleep_until(next);
-		now = wp_mono_ns();
 		memset(h, 0, LLH_NBUCKETS * sizeof(*h));
-		for (i = 0; i < nmsg; i++) {
-			for (j = 0; j < nwork; j++) {
-				struct worker *w = &msgs[i].workers[j];
-				uint64_t d;
-
-				for (k = 0; k < LLH_NBUCKETS; k++) {
-					uint64_t c;
-
-					c = __atomic_load_n(&w->hist[k],
-							    __ATOMIC_RELAXED);
-					h[k] += c - w->prev[k];
-					w->prev[k] = c;
-				}
-				d = __atomic_load_n(&w->done, __ATOMIC_RELAXED);
-				done += d - w->prev_done;
-				w->prev_done = d;
-			}
-		}
-		el = (double)(now - last) / 1e9;
-		last = now;
-		if (llh_total(h)) {
-			wp_line(label, "p50_us", "%.2f",
-				llh_percentile(h, 0.50) / 1000);
-			wp_line(label, "p90_us", "%.2f",
-				llh_percentile(h, 0.90) / 1000);
-			wp_line(label, "p99_us", "%.2f",
-				llh_percentile(h, 0.99) / 1000);
-			wp_line(label, "p999_us", "%.2f",
-				llh_percentile(h, 0.999) / 1000);
-		}
-		wp_line(label, "rps", "%.1f", (double)done / el);
-		if (!nohist) {
-			printf("%.3f %s hist ", wp_real_s(), label);
-			llh_print(stdout, h);
-			putchar('\n');
-		}
-		fflush(stdout);
+		for (i = 0; i < nmsg; i++)
+			for (j = 0; j < nwork; j++)
+				done += wp_stat_collect(&msgs[i].workers[j].st,
+							h);
+		wp_pct_lines(o.label, h, q, qname, WP_NELEM(q));
+		wp_line(o.label, "rps", "%.1f", (double)done / el);
+		wp_interval_end(&o, h);
 	}
 
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);

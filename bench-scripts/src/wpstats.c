@@ -27,16 +27,10 @@
  * significant ratio is worse than the baseline by more than PCT percent.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "llhist.h"
+#include "wpcommon.h"
 
 enum kind { K_THR, K_TIME, K_HIST, K_INFO };
 
@@ -98,17 +92,8 @@ static const char *const hist_name[] = {
 	"lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us"
 };
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
+/* Bad usage or input: message and exit 2, as in the load generators. */
+#define die(...)	wp_die(prog, __VA_ARGS__)
 
 static void *xrealloc(void *p, size_t n)
 {
