@@ -485,3 +485,34 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
 	}
 	return -1;
 }
+
+/**
+ * wp_mask_search() - target, then prev if it shares target's cache, then
+ * wp_mask_pick() from target: the first that is set in @mask, can be
+ * claimed and is idle on re-check.  Sets @w->outcome when it finds one.
+ * @w: the wakeup.
+ * @llc: target's LLC state.
+ * @mask: @llc->idle, or @llc->core for a whole idle core.
+ * @tries: at most this many candidates for the mask walk.
+ *
+ * Return: the CPU, or -1.
+ */
+notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
+			   unsigned long *mask, int tries)
+{
+	int t = w->target, prev = w->prev, cpu;
+
+	if (test_bit(t, mask) && wp_mask_try(w, llc, t)) {
+		w->outcome = WP_OUT_TARGET;
+		return t;
+	}
+	if (prev != t && wp_cpus_share_cache(prev, t) &&
+	    test_bit(prev, mask) && wp_mask_try(w, llc, prev)) {
+		w->outcome = WP_OUT_PREV;
+		return prev;
+	}
+	cpu = wp_mask_pick(w, llc, mask, t, tries);
+	if (cpu >= 0)
+		w->outcome = WP_OUT_MASK;
+	return cpu;
+}

@@ -95,6 +95,8 @@ static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
 bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
 int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, unsigned long *mask,
 		 int from, int tries);
+int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
+		   unsigned long *mask, int tries);
 struct cpumask *wp_scratch_mask(void);
 
 /* cachehot: is @cpu reserved for a task other than @p right now? */

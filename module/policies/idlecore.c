@@ -14,46 +14,21 @@ static struct wp_tunable idlecore_tun[] = {
 
 static notrace int idlecore_select(struct wp_wakeup *w)
 {
-	int t = w->target, prev = w->prev, cpu;
-	int tries = READ_ONCE(idlecore_tun[0].val);
-	struct wp_llc *llc = wp_llc_of(t);
+	int tries = READ_ONCE(idlecore_tun[0].val), cpu;
+	struct wp_llc *llc = wp_llc_of(w->target);
 
 	if (!llc) {
 		wp_count(WP_C_STALE);
 		return WP_HANDBACK;
 	}
-	/* Target, or prev, when its whole core is idle. */
-	if (test_bit(t, llc->core) && wp_mask_try(w, llc, t)) {
-		w->outcome = WP_OUT_TARGET;
-		return t;
-	}
-	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    test_bit(prev, llc->core) && wp_mask_try(w, llc, prev)) {
-		w->outcome = WP_OUT_PREV;
-		return prev;
-	}
-	cpu = wp_mask_pick(w, llc, llc->core, t, tries);
-	if (cpu >= 0) {
-		w->outcome = WP_OUT_MASK;
+	/* A whole idle core (target's or prev's first), then any idle CPU. */
+	cpu = wp_mask_search(w, llc, llc->core, tries);
+	if (cpu < 0)
+		cpu = wp_mask_search(w, llc, llc->idle, tries);
+	if (cpu >= 0)
 		return cpu;
-	}
-	/* No idle core: an idle CPU, target and prev first. */
-	if (wp_mask_try(w, llc, t)) {
-		w->outcome = WP_OUT_TARGET;
-		return t;
-	}
-	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    wp_mask_try(w, llc, prev)) {
-		w->outcome = WP_OUT_PREV;
-		return prev;
-	}
-	cpu = wp_mask_pick(w, llc, llc->idle, t, tries);
-	if (cpu >= 0) {
-		w->outcome = WP_OUT_MASK;
-		return cpu;
-	}
 	w->outcome = WP_OUT_FALLBACK;
-	return t;
+	return w->target;
 }
 
 struct wakeplace_policy wp_policy_idlecore = {

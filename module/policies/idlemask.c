@@ -14,30 +14,19 @@ static struct wp_tunable idlemask_tun[] = {
 
 static notrace int idlemask_select(struct wp_wakeup *w)
 {
-	int t = w->target, prev = w->prev, cpu;
-	struct wp_llc *llc = wp_llc_of(t);
+	struct wp_llc *llc = wp_llc_of(w->target);
+	int cpu;
 
 	if (!llc) {
 		wp_count(WP_C_STALE);
 		return WP_HANDBACK;
 	}
-	if (wp_mask_try(w, llc, t)) {
-		w->outcome = WP_OUT_TARGET;
-		return t;
-	}
-	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    wp_mask_try(w, llc, prev)) {
-		w->outcome = WP_OUT_PREV;
-		return prev;
-	}
-	cpu = wp_mask_pick(w, llc, llc->idle, t,
-			   READ_ONCE(idlemask_tun[0].val));
-	if (cpu >= 0) {
-		w->outcome = WP_OUT_MASK;
+	cpu = wp_mask_search(w, llc, llc->idle,
+			     READ_ONCE(idlemask_tun[0].val));
+	if (cpu >= 0)
 		return cpu;
-	}
 	w->outcome = WP_OUT_FALLBACK;
-	return t;
+	return w->target;
 }
 
 struct wakeplace_policy wp_policy_idlemask = {
