@@ -7,11 +7,10 @@
 #
 # The shadow only ever changes among policies that use the per-LLC idle
 # state (idlemask, idlecore, cachehot), so the state's tracepoint probes stay
-# attached through the storm: attaching and detaching probes live-patches
-# __schedule (text_poke_bp), which under QEMU TCG crashes 6.12 ("Oops: int3"
-# in __schedule) and soft-locks 6.1 after a few hundred toggles even without
-# the module (toggling events/sched/sched_switch/enable reproduces it).
-# With storm_probes:1 the shadow also goes "off" and to any policy, which
+# attached through the storm, which then measures switches rather than
+# live-patching of __schedule (text_poke_bp; multi-threaded TCG crashed on
+# that even without the module, see tests/stress/README.md).  With
+# storm_probes:1 the shadow also goes "off" and to any policy, which
 # detaches and re-attaches them.
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
