@@ -34,7 +34,7 @@ grep -q "^installed  $rel " "$WP_OUT/dkms-install.log" ||
 
 st=$(dkms status -m wakeplace -v "$ver" -k "$rel" 2>/dev/null)
 log "dkms status: $st"
-assert_match "$st" "wakeplace/$ver, $rel, x86_64: installed" "dkms status"
+assert_match "$st" "^wakeplace/${ver//./\\.}, $rel_re, x86_64: installed" "dkms status"
 [ -f "/usr/src/wakeplace-$ver/dkms.conf" ] || fail "no sources in /usr/src/wakeplace-$ver"
 
 ko=$(modinfo -n wakeplace) || fail "modinfo cannot find the installed module"
