@@ -238,6 +238,26 @@ static int status_not_loaded(const char *running)
 	return EX_NOTLOADED;
 }
 
+/*
+ * Next "key value" line of a buffer split with strtok_r (pass the buffer
+ * first, then NULL): the key, its trimmed value in *val; NULL at the end.
+ */
+static char *next_kv(char *buf, char **save, char **val)
+{
+	char *line, *sp;
+
+	while ((line = strtok_r(buf, "\n", save))) {
+		buf = NULL;
+		sp = line + strcspn(line, " \t");
+		if (!*sp)
+			continue;
+		*sp++ = '\0';
+		*val = trim(sp);
+		return line;
+	}
+	return NULL;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	char ver[64], kern[256], pol[WP_NAME_MAX + 2], shadow[WP_NAME_MAX + 2];
@@ -247,7 +267,7 @@ int cmd_status(int argc, char **argv)
 	struct utsname u;
 	int np = 0, hs, i;
 	bool sup = false;
-	char *line, *save;
+	char *line, *save, *val;
 	uint64_t corrected = 0, v;
 
 	if (argc > 1 && !(argc == 2 && !strcmp(argv[1], "show")))
@@ -350,16 +370,10 @@ int cmd_status(int argc, char **argv)
 		j_obj("counters");
 		if (read_attr("counters", ctr, sizeof(ctr)) < 0)
 			ctr[0] = '\0';
-		for (line = strtok_r(ctr, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *sp = line + strcspn(line, " \t");
-
-			if (!*sp)
-				continue;
-			*sp++ = '\0';
-			if (!parse_u64(trim(sp), &v))
+		for (line = next_kv(ctr, &save, &val); line;
+		     line = next_kv(NULL, &save, &val))
+			if (!parse_u64(val, &v))
 				j_u64(line, v);
-		}
 		j_end();
 		j_arr("problems");
 		for (i = 0; i < np; i++)
@@ -383,17 +397,11 @@ int cmd_status(int argc, char **argv)
 	printf("counters:   ");
 	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
 		ctr[0] = '\0';
-	for (line = strtok_r(ctr, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sp = line + strcspn(line, " \t");
-
-		if (!*sp)
-			continue;
-		*sp++ = '\0';
+	for (line = next_kv(ctr, &save, &val); line;
+	     line = next_kv(NULL, &save, &val))
 		if (g.verbose || !strcmp(line, "redirected") ||
 		    !strcmp(line, "handed_back") || !strcmp(line, "corrected"))
-			printf(" %s %s", line, trim(sp));
-	}
+			printf(" %s %s", line, val);
 	printf("\n");
 	for (i = 0; i < np; i++)
 		printf("problem:     %s\n", problems[i]);
