@@ -500,14 +500,16 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
 notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
 			   unsigned long *mask, int tries)
 {
+	/* wp_mask_try() tests the idle bit itself; only a core mask adds one. */
+	bool core = mask != llc->idle;
 	int t = w->target, prev = w->prev, cpu;
 
-	if (test_bit(t, mask) && wp_mask_try(w, llc, t)) {
+	if ((!core || test_bit(t, mask)) && wp_mask_try(w, llc, t)) {
 		w->outcome = WP_OUT_TARGET;
 		return t;
 	}
 	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    test_bit(prev, mask) && wp_mask_try(w, llc, prev)) {
+	    (!core || test_bit(prev, mask)) && wp_mask_try(w, llc, prev)) {
 		w->outcome = WP_OUT_PREV;
 		return prev;
 	}

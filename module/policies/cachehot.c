@@ -76,8 +76,7 @@ static notrace int cachehot_select(struct wp_wakeup *w)
 			}
 		}
 	}
-	w->outcome = WP_OUT_FALLBACK;
-	return t;
+	return wp_sis_none(w, -1);
 }
 
 struct wakeplace_policy wp_policy_cachehot = {

@@ -5,6 +5,7 @@
  * wakee a core of its own instead of an SMT sibling of a busy CPU.
  * Without SMT every idle CPU is an idle core.
  */
+#include "../fair.h"
 #include "../idle.h"
 #include "../stats.h"
 
@@ -27,8 +28,7 @@ static notrace int idlecore_select(struct wp_wakeup *w)
 		cpu = wp_mask_search(w, llc, llc->idle, tries);
 	if (cpu >= 0)
 		return cpu;
-	w->outcome = WP_OUT_FALLBACK;
-	return w->target;
+	return wp_sis_none(w, -1);
 }
 
 struct wakeplace_policy wp_policy_idlecore = {

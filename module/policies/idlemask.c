@@ -5,6 +5,7 @@
  * lives on its own cache line, so a pick reads about one remote runqueue
  * (the one it re-checks) whatever the size of the LLC.
  */
+#include "../fair.h"
 #include "../idle.h"
 #include "../stats.h"
 
@@ -25,8 +26,7 @@ static notrace int idlemask_select(struct wp_wakeup *w)
 			     READ_ONCE(idlemask_tun[0].val));
 	if (cpu >= 0)
 		return cpu;
-	w->outcome = WP_OUT_FALLBACK;
-	return w->target;
+	return wp_sis_none(w, -1);
 }
 
 struct wakeplace_policy wp_policy_idlemask = {

@@ -19,8 +19,7 @@ static notrace int noscan_select(struct wp_wakeup *w)
 		w->outcome = WP_OUT_PREV;
 		return prev;
 	}
-	w->outcome = WP_OUT_FALLBACK;
-	return t;
+	return wp_sis_none(w, -1);
 }
 
 struct wakeplace_policy wp_policy_noscan = {
