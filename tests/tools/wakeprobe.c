@@ -43,6 +43,19 @@ static void futex_wake(atomic_int *w)
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/*
+ * Sleep until *w == want.  The value handed to FUTEX_WAIT is the one just
+ * compared: reading *w again for the call would miss a store (and its
+ * wake) landing between the two reads, and sleep on the new value forever.
+ */
+static void wait_for(atomic_int *w, int want)
+{
+	int cur;
+
+	while ((cur = atomic_load(w)) != want)
+		futex_wait(w, cur);
+}
+
 static void pin(pid_t tid, int cpu)
 {
 	cpu_set_t set;
@@ -133,18 +146,15 @@ int main(int argc, char **argv)
 	pthread_create(&wk, NULL, wakee, NULL);
 
 	for (n = 0; n < trials; n++) {
-		while (atomic_load(&wakee_ready) != n + 1)
-			futex_wait(&wakee_ready, atomic_load(&wakee_ready));
+		wait_for(&wakee_ready, n + 1);
 		/* Let the wakee really sleep (and its CPU settle). */
 		nanosleep(&settle, NULL);
 		atomic_store(&go_word, n + 1);
 		futex_wake(&go_word);
-		while (atomic_load(&ack_word) != n + 1)
-			futex_wait(&ack_word, atomic_load(&ack_word));
+		wait_for(&ack_word, n + 1);
 	}
 	atomic_store(&stop, 1);
-	while (atomic_load(&wakee_ready) != n + 1)
-		futex_wait(&wakee_ready, atomic_load(&wakee_ready));
+	wait_for(&wakee_ready, n + 1);
 	atomic_store(&go_word, n + 1);
 	futex_wake(&go_word);
 	pthread_join(wk, NULL);
