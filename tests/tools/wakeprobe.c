@@ -9,7 +9,10 @@
  * wakee reports the CPU it woke up on.  Prints one line per CPU:
  * "cpu N count", then "trials N".
  *
- * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]
+ * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]
+ *
+ * SETTLE_US (default 20000) is how long the waker waits after the wakee
+ * said it is going to sleep, so that it really sleeps when woken.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,8 +29,10 @@
 #include <unistd.h>
 
 #define MAX_SPIN 64
+#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]\n"
 
 static int waker_cpu = -1, prev_cpu = -1, trials = 50;
+static long settle_us = 20000;
 static int spin_cpus[MAX_SPIN], nr_spin;
 static atomic_int go_word, ack_word, stop;
 static int landed[CPU_SETSIZE];
@@ -113,10 +118,10 @@ static void *wakee(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t spin_th[MAX_SPIN], wk;
-	struct timespec settle = { 0, 20 * 1000 * 1000 };
+	struct timespec settle;
 	int opt, i, n;
 
-	while ((opt = getopt(argc, argv, "w:p:s:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:s:n:i:")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -131,15 +136,21 @@ int main(int argc, char **argv)
 		case 'n':
 			trials = atoi(optarg);
 			break;
+		case 'i':
+			settle_us = atol(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]\n");
+			fprintf(stderr, USAGE);
 			return 2;
 		}
 	}
-	if (waker_cpu < 0 || prev_cpu < 0 || trials <= 0) {
-		fprintf(stderr, "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS]\n");
+	if (waker_cpu < 0 || prev_cpu < 0 || trials <= 0 || settle_us < 0 ||
+	    settle_us >= 10 * 1000 * 1000) {
+		fprintf(stderr, USAGE);
 		return 2;
 	}
+	settle.tv_sec = settle_us / 1000000;
+	settle.tv_nsec = settle_us % 1000000 * 1000;
 	pin(0, waker_cpu);
 	for (i = 0; i < nr_spin; i++)
 		pthread_create(&spin_th[i], NULL, spinner, &spin_cpus[i]);
