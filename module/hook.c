@@ -260,7 +260,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	wp_account(pol, &w, cpu, cost, timed);
 	trace_select_cpu(pol->name, p->pid, prev, w.target, cpu, w.outcome,
-			 w.scanned);
+			 w.scanned, w.remote_lines, cost);
 	if (sh && sh != pol)
 		wp_account_shadow(sh, scpu == WP_HANDBACK ? -1 : scpu, cpu);
 

@@ -10,13 +10,31 @@ tr=/sys/kernel/tracing
 [ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
 [ -r $tr/events/wakeplace/select_cpu/format ] ||
 	fail "no tracefs event wakeplace/select_cpu"
+# Every pick timed: each event then carries its own cost.
+echo 1 > /sys/kernel/wakeplace/sample_period || fail "cannot set sample_period"
 perf record -q -B -N -e wakeplace:select_cpu -o "$WP_OUT/perf.data" -- \
 	perf bench sched messaging -g 1 -l 20 >/dev/null 2>&1 ||
 	fail "perf record failed"
 perf script -i "$WP_OUT/perf.data" > "$WP_OUT/script.txt" 2>/dev/null
-n=$(grep -c 'wakeplace:select_cpu: policy=idlemask pid=[0-9]* prev=[0-9]* target=[0-9]* chosen=[0-9]* outcome=[a-z]* scanned=[0-9]*' "$WP_OUT/script.txt")
+ev='wakeplace:select_cpu: policy=idlemask pid=[0-9]* prev=[0-9]* target=[0-9]* chosen=[0-9]* outcome=[a-z]* scanned=[0-9]* remote=[0-9]* cost_ns=[0-9]*$'
+n=$(grep -c "$ev" "$WP_OUT/script.txt")
 log "$(head -2 "$WP_OUT/script.txt")"
 assert_gt "$n" 10 "events printed by perf script"
+zero=$(grep "$ev" "$WP_OUT/script.txt" | grep -c ' cost_ns=0$')
+assert_eq "$zero" 0 "events with cost_ns=0 at sample_period=1 (of $n)"
+remote=$(grep "$ev" "$WP_OUT/script.txt" | grep -vc ' remote=0 ')
+assert_gt "$remote" 0 "events that read another CPU's runqueue (remote > 0)"
+# Untimed picks say cost_ns=0: at a period far above the event count,
+# nearly all do.
+echo 65536 > /sys/kernel/wakeplace/sample_period
+perf record -q -B -N -e wakeplace:select_cpu -o "$WP_OUT/perf2.data" -- \
+	perf bench sched messaging -g 1 -l 10 >/dev/null 2>&1 ||
+	fail "perf record failed"
+perf script -i "$WP_OUT/perf2.data" > "$WP_OUT/script2.txt" 2>/dev/null
+n2=$(grep -c "$ev" "$WP_OUT/script2.txt")
+timed2=$(grep "$ev" "$WP_OUT/script2.txt" | grep -vc ' cost_ns=0$')
+assert_gt "$n2" 10 "events at sample_period=65536"
+assert_le "$timed2" $((n2 / 10 + 1)) "timed events at sample_period=65536 (of $n2)"
 stat=$(perf stat -e 'wakeplace:*' -x, -- perf bench sched pipe -l 2000 2>&1 >/dev/null |
 	awk -F, '/wakeplace:select_cpu/ { print $1 }')
 assert_gt "${stat:-0}" 0 "perf stat counts wakeplace:select_cpu"
