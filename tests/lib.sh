@@ -355,6 +355,14 @@ require_module() { [ -f "$WP_KO" ] || skip "test module not built: $WP_KO"; }
 # Read the topology now, so that $(nr_llc) and friends in subshells reuse it.
 _wp_topo_init
 
+# tracefs_mount: tracefs at $TRACEFS (mounted if the guest has not), or
+# the test fails.
+TRACEFS=/sys/kernel/tracing
+tracefs_mount() {
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
+	[ -d $TRACEFS/events ] || fail "tracefs not available"
+}
+
 # Install the exit handler unless sourced by the runner itself.
 if [ -z "${WP_LIB_NO_TRAP:-}" ]; then
 	trap _wp_on_exit EXIT

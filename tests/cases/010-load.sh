@@ -31,8 +31,8 @@ assert_eq "$(wp_read shadow)" off "default shadow"
 assert_eq "$(wp_read state)" ok "state"
 
 # The redirect is an IPMODIFY ftrace user of select_task_rq_fair.
-tr=/sys/kernel/tracing
-[ -r $tr/enabled_functions ] || mount -t tracefs nodev $tr 2>/dev/null
+tracefs_mount
+tr=$TRACEFS
 line=$(grep '^select_task_rq_fair' $tr/enabled_functions)
 log "enabled_functions: $line"
 assert_match "$line" ' I ' "select_task_rq_fair has an IPMODIFY (I) owner"

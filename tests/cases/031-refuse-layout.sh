@@ -4,8 +4,8 @@
 # requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
-tr=/sys/kernel/tracing
-[ -r $tr/enabled_functions ] || mount -t tracefs nodev $tr 2>/dev/null
+tracefs_mount
+tr=$TRACEFS
 
 # refused PARAMS... EXPECTED_DMESG
 refused() {

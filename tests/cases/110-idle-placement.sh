@@ -36,8 +36,8 @@ at_exit 'wp_loaded && rmmod wakeplace'
 # instance attached once (recording is switched with tracing_on).  Where the
 # wakee then runs is the kernel's business too: a wakee queued behind the
 # spinner on P can be pulled by an idle CPU's balancing before it runs.
-tr=/sys/kernel/tracing
-[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+tracefs_mount
+tr=$TRACEFS
 inst=$tr/instances/wp110
 rmdir "$inst" 2>/dev/null
 mkdir "$inst" || fail "cannot create trace instance $inst"

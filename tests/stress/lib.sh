@@ -260,14 +260,6 @@ tbench_server() {
 		fail "tbench_srv does not listen on 7003"
 }
 
-# ---------------------------------------------------------------- ftrace ---
-
-TRACEFS=/sys/kernel/tracing
-tracefs_mount() {
-	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
-	[ -d $TRACEFS/events ] || fail "tracefs not available"
-}
-
 # st_default KEY N: the long count of KEY, unless the environment or the
 # kernel command line already gives one (used by tests/stress/cases).
 st_default() {
