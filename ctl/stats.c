@@ -25,14 +25,14 @@
 
 enum {
 	S_PICKS, S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_CLAIM_LOST,
-	S_STALE_HINT, S_FALLBACK, S_HANDBACK, S_SCANNED, S_REMOTE_LINES,
+	S_STALE_HINT, S_FALLBACK, S_HANDBACK, S_LOCAL, S_SCANNED, S_REMOTE_LINES,
 	S_CROSS_LLC, S_NOT_PREV, S_COST_SAMPLES, S_COST_NS,
 	S_SHADOW_COMPARED, S_SHADOW_AGREED, S_NKEYS
 };
 
 static const char *const skeys[S_NKEYS] = {
 	"picks", "target", "prev", "recent", "scan", "mask", "claim_lost",
-	"stale_hint", "fallback", "handback", "scanned", "remote_lines",
+	"stale_hint", "fallback", "handback", "local", "scanned", "remote_lines",
 	"cross_llc", "not_prev", "cost_samples", "cost_ns",
 	"shadow_compared", "shadow_agreed",
 };
@@ -50,6 +50,7 @@ static const char *const ckeys[C_NKEYS] = {
 /* The outcomes, as shown in the tables, in this order. */
 static const int outcome[] = {
 	S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_FALLBACK, S_HANDBACK,
+	S_LOCAL,
 };
 #define N_OUTCOMES ((int)(sizeof(outcome) / sizeof(outcome[0])))
 
@@ -283,6 +284,7 @@ static const char *fns(char *b, double v)
 
 static const char *const outcome_hdr[N_OUTCOMES] = {
 	"TARGET", "PREV", "RECENT", "SCAN", "MASK", "FALLBK", "HANDBK",
+	"LOCAL",
 };
 
 static void table_header(bool rate)
@@ -307,17 +309,17 @@ static void table_row(const char *name, bool active, double picks,
 	for (i = 0; i < N_OUTCOMES; i++)
 		printf(" %6s", fpct(b[i], d->out_pct[i], 1));
 	printf(" %7s %6s %6s %7s %7s %7s %6s\n",
-	       fnum(b[7], d->scan_len, 2), fnum(b[8], d->rl_per_pick, 2),
-	       fpct(b[9], d->xllc_pct, 1), fpct(b[10], d->notprev_pct, 1),
-	       fns(b[11], d->p50), fns(b[12], d->p99),
-	       fpct(b[13], d->shadow_pct, 1));
+	       fnum(b[8], d->scan_len, 2), fnum(b[9], d->rl_per_pick, 2),
+	       fpct(b[10], d->xllc_pct, 1), fpct(b[11], d->notprev_pct, 1),
+	       fns(b[12], d->p50), fns(b[13], d->p99),
+	       fpct(b[14], d->shadow_pct, 1));
 }
 
 static void j_derived(const struct derived *d)
 {
 	static const char *const names[N_OUTCOMES] = {
 		"target_pct", "prev_pct", "recent_pct", "scan_pct", "mask_pct",
-		"fallback_pct", "handback_pct",
+		"fallback_pct", "handback_pct", "local_pct",
 	};
 	int i;
 
@@ -785,9 +787,9 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 	else
 		sline("every %.1fs  (rates after the first interval)", interval);
 	sline("");
-	sline("%-12s %9s %4s %4s %4s %4s %4s %4s %4s %7s %7s %5s", "POLICY",
-	      "PICKS/s", "TGT", "PRV", "RCT", "SCN", "MSK", "FBK", "HBK",
-	      "P50", "P99", "SHDW");
+	sline("%-12s %9s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %5s",
+	      "POLICY", "PICKS/s", "TGT", "PRV", "RCT", "SCN", "MSK", "FBK",
+	      "HBK", "LCL", "P50", "P99", "SHDW");
 	for (i = 0; i < c->pol.n; i++) {
 		char nm[WP_NAME_MAX + 2];
 
@@ -807,12 +809,12 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 		}
 		snprintf(nm, sizeof(nm), "%s%s", c->pol.name[i],
 			 i == c->pol.active ? "*" : "");
-		sline("%-12s %9s %4s %4s %4s %4s %4s %4s %4s %7s %7s %5s", nm,
-		      j >= 0 ? wrate(b[7], d.v[S_PICKS] / el) : "-",
-		      b[0], b[1], b[2], b[3], b[4], b[5], b[6],
-		      fns(b[8], dv.p50), fns(b[9], dv.p99),
+		sline("%-12s %9s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %5s",
+		      nm, j >= 0 ? wrate(b[8], d.v[S_PICKS] / el) : "-",
+		      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+		      fns(b[9], dv.p50), fns(b[10], dv.p99),
 		      isnan(dv.shadow_pct) ? "-" :
-		      (sprintf(b[10], "%.0f%%", dv.shadow_pct), b[10]));
+		      (sprintf(b[11], "%.0f%%", dv.shadow_pct), b[11]));
 	}
 	sline("");
 	sline("q quit  a %s  (* active; %% of the interval's picks)",

@@ -63,7 +63,7 @@ run() {
 }
 
 # Policies of the fake tree with their tunables ("name value min max").
-FAKE_POLICIES="stock mirror noscan bounded util idlemask idlecore prevsmt cachehot"
+FAKE_POLICIES="stock mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake"
 
 # fake_tunables POLICY: the tunables file of a freshly loaded module, i.e.
 # the WP_TUNABLE(name, min, max, default) tables of module/policies/*.c in
@@ -75,6 +75,7 @@ fake_tunables() {
 	idlemask) printf 'max_tries 4 1 64\n' ;;
 	idlecore) printf 'max_tries 4 1 64\n' ;;
 	cachehot) printf 'hot_us 2000 1 1000000\nshort_us 500 1 1000000\n' ;;
+	shortwake) printf 'short_us 375 1 1000000\nmax_tries 4 1 64\n' ;;
 	*) ;;
 	esac
 }
@@ -97,6 +98,7 @@ claim_lost 0
 stale_hint 0
 fallback $((p * 4 / 100))
 handback $((p / 100))
+local 0
 scanned $((p * 5 / 2))
 remote_lines $((p * 3))
 cross_llc $((p * 5 / 100))
@@ -150,7 +152,7 @@ make_tree() {
 	mkdir -p "$d/stats" "$d/policies"
 	echo 0.1.0 >"$d/version"
 	echo "6.1.0-57-amd64 6.1" >"$d/kernel"
-	echo "[stock] mirror noscan bounded util idlemask idlecore prevsmt cachehot" >"$d/available_policies"
+	echo "[stock] mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake" >"$d/available_policies"
 	echo stock >"$d/policy"
 	echo off >"$d/shadow"
 	echo ok >"$d/state"

@@ -18,6 +18,7 @@ const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_OUT + WP_OUT_MASK]	= "mask",
 	[WP_ST_OUT + WP_OUT_FALLBACK]	= "fallback",
 	[WP_ST_OUT + WP_OUT_HANDBACK]	= "handback",
+	[WP_ST_OUT + WP_OUT_LOCAL]	= "local",
 	[WP_ST_CLAIM_LOST]	= "claim_lost",
 	[WP_ST_STALE_HINT]	= "stale_hint",
 	[WP_ST_SCANNED]		= "scanned",

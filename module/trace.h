@@ -54,7 +54,7 @@ TRACE_EVENT(select_cpu,
 				   { 0, "target" }, { 1, "prev" },
 				   { 2, "recent" }, { 3, "scan" },
 				   { 4, "mask" }, { 5, "fallback" },
-				   { 6, "handback" }),
+				   { 6, "handback" }, { 7, "local" }),
 		  __entry->scanned, __entry->remote,
 		  (unsigned long long)__entry->cost_ns)
 );

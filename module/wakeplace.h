@@ -30,6 +30,7 @@
  * @WP_OUT_MASK: found in the per-LLC idle mask.
  * @WP_OUT_FALLBACK: nothing idle found; fell back to the target.
  * @WP_OUT_HANDBACK: the policy declined; the kernel decided.
+ * @WP_OUT_LOCAL: woken on the waker's CPU by choice (shortwake).
  * @WP_OUT_NR: number of outcomes.
  */
 enum wp_outcome {
@@ -40,6 +41,7 @@ enum wp_outcome {
 	WP_OUT_MASK,
 	WP_OUT_FALLBACK,
 	WP_OUT_HANDBACK,
+	WP_OUT_LOCAL,
 	WP_OUT_NR,
 };
 

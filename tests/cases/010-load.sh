@@ -21,7 +21,7 @@ pass "sysfs files present"
 assert_match "$(wp_read version)" '^[0-9]+\.[0-9]+\.[0-9]+$' "version"
 assert_eq "$(wp_read kernel | cut -d' ' -f1)" "$(uname -r)" "kernel release"
 avail=$(wp_read available_policies)
-for p in stock mirror noscan bounded util idlemask idlecore prevsmt cachehot; do
+for p in stock mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake; do
 	[[ " $avail " == *" $p "* || " $avail " == *" [$p] "* ]] ||
 		fail "policy $p not in available_policies: $avail"
 done

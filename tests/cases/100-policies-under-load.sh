@@ -29,7 +29,7 @@ for pol in "${pols[@]}"; do
 	[ "$pol" = stock ] && continue
 	picks=$(stat_of "$pol" picks)
 	sum=0
-	for k in target prev recent scan mask fallback handback; do
+	for k in target prev recent scan mask fallback handback local; do
 		sum=$((sum + $(stat_of "$pol" $k)))
 	done
 	log "$pol: picks $picks, outcomes $sum, remote_lines $(stat_of "$pol" remote_lines)"

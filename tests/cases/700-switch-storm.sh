@@ -6,7 +6,7 @@
 # Long version: tests/stress/cases/900-switch-storm.sh (key "storm").
 #
 # The shadow only ever changes among policies that use the per-LLC idle
-# state (idlemask, idlecore, cachehot), so the state's tracepoint probes stay
+# state (idlemask, idlecore, cachehot, shortwake), so the state's tracepoint probes stay
 # attached through the storm, which then measures switches rather than
 # live-patching of __schedule (text_poke_bp; multi-threaded TCG crashed on
 # that even without the module, see tests/stress/README.md).  With
@@ -30,7 +30,7 @@ wl_start tbench tbench -t 4 2 127.0.0.1
 # Let both get going before the storm.
 wl_wait
 
-IDLE_POLS=(idlemask idlecore cachehot)
+IDLE_POLS=(idlemask idlecore cachehot shortwake)
 sysw "$WP_S/shadow" idlemask || st_bad "shadow idlemask refused"
 sw0=$(counter switches) red0=$(counter redirected) cor0=$(counter corrected)
 ok_switches=0 tun_writes=0 shadow_writes=0

@@ -44,15 +44,15 @@ check "stats: the active policy is marked" eval 'grep -q "^stock\* " "$OUT"'
 r=$(row mirror)
 read -ra F <<<"$r"
 check "stats: mirror picks 1000, outcomes in % of picks" \
-	eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ] && [ "${F[3]}" = 30.0% ] && [ "${F[4]}" = 10.0% ] && [ "${F[5]}" = 15.0% ] && [ "${F[6]}" = 0.0% ] && [ "${F[7]}" = 4.0% ] && [ "${F[8]}" = 1.0% ]'
+	eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ] && [ "${F[3]}" = 30.0% ] && [ "${F[4]}" = 10.0% ] && [ "${F[5]}" = 15.0% ] && [ "${F[6]}" = 0.0% ] && [ "${F[7]}" = 4.0% ] && [ "${F[8]}" = 1.0% ] && [ "${F[9]}" = 0.0% ]'
 check "stats: scan length 2.50, remote lines 3.00/pick, cross-LLC 5%, not-prev 60%" \
-	eval '[ "${F[9]}" = 2.50 ] && [ "${F[10]}" = 3.00 ] && [ "${F[11]}" = 5.0% ] && [ "${F[12]}" = 60.0% ]'
+	eval '[ "${F[10]}" = 2.50 ] && [ "${F[11]}" = 3.00 ] && [ "${F[12]}" = 5.0% ] && [ "${F[13]}" = 60.0% ]'
 check "stats: cost p50 362ns, p99 5.8us (geometric bucket midpoints), no shadow" \
-	eval '[ "${F[13]}" = 362ns ] && [ "${F[14]}" = 5.8us ] && [ "${F[15]}" = - ]'
+	eval '[ "${F[14]}" = 362ns ] && [ "${F[15]}" = 5.8us ] && [ "${F[16]}" = - ]'
 read -ra F <<<"$(row noscan)"
-check "stats: shadow agreement 75.0% (150 of 200)" eval '[ "${F[15]}" = 75.0% ]'
+check "stats: shadow agreement 75.0% (150 of 200)" eval '[ "${F[16]}" = 75.0% ]'
 read -ra F <<<"$(row stock)"
-check "stats: policy without picks shows dashes" eval '[ "${F[1]}" = 0 ] && [ "${F[2]}" = - ] && [ "${F[13]}" = - ]'
+check "stats: policy without picks shows dashes" eval '[ "${F[1]}" = 0 ] && [ "${F[2]}" = - ] && [ "${F[14]}" = - ]'
 
 run stats --policy mirror
 check "stats --policy mirror: only mirror" eval '[ $RC = 0 ] && row mirror >/dev/null && [ $(grep -c "^[a-z]" "$OUT") = 2 ]'
@@ -62,9 +62,9 @@ check "stats --policy twice (also --policy=NAME)" \
 run st -a
 check "ambiguous 'st' refused" eval '[ $RC = 2 ]'
 run stats -a
-check "stats -a: all 9 policies" eval '[ $RC = 0 ] && [ $(grep -c "^[a-z]" "$OUT") = 10 ]'
+check "stats -a: all 10 policies" eval '[ $RC = 0 ] && [ $(grep -c "^[a-z]" "$OUT") = 11 ]'
 run stats sh --all
-check "'stats sh --all' works" eval '[ $RC = 0 ] && [ $(grep -c "^[a-z]" "$OUT") = 10 ]'
+check "'stats sh --all' works" eval '[ $RC = 0 ] && [ $(grep -c "^[a-z]" "$OUT") = 11 ]'
 
 run -j stats
 check "stats -j: one document, default selection" \
@@ -115,7 +115,7 @@ read -ra F <<<"$r1"
 check "stats --interval: rate = delta/elapsed (2000 picks in ${el:-?} s)" \
 	eval '[ $RC = 0 ] && [ -n "$el" ] && awk -v r="${F[1]}" -v e="$el" "BEGIN { x = 2000 / e; exit !(r >= x - 1.5 && r <= x + 1.5) }"'
 check "stats --interval: outcomes are % of the interval's picks" \
-	eval '[ "${F[2]}" = 40.0% ] && [ "${F[9]}" = 2.50 ] && [ "${F[13]}" = 362ns ]'
+	eval '[ "${F[2]}" = 40.0% ] && [ "${F[10]}" = 2.50 ] && [ "${F[14]}" = 362ns ]'
 check "stats --interval: hook counters per second" \
 	eval 'grep "^# hook/s" "$OUT" | head -1 | awk -v e="$el" "{ x = 4000 / e; exit !(\$4 >= x - 1.5 && \$4 <= x + 1.5) }"'
 read -ra F <<<"$r2"
@@ -180,7 +180,7 @@ if wait_for mirror_rate w1 >/dev/null; then
 	ok "watch: a rate appears for mirror after its picks grow"
 	check "watch: mirror rate ~ 2000 picks / 2 s (got $rate)" \
 		eval '[ "$rate" -ge 900 ] && [ "$rate" -le 1100 ]'
-	check "watch: outcome mix of the interval" eval 'awk "\$1 == \"mirror\" {exit !(\$3 == \"40%\" && \$4 == \"30%\" && \$10 == \"362ns\")}" "$OUT"'
+	check "watch: outcome mix of the interval" eval 'awk "\$1 == \"mirror\" {exit !(\$3 == \"40%\" && \$4 == \"30%\" && \$10 == \"0%\" && \$11 == \"362ns\")}" "$OUT"'
 	check "watch: hook rates" eval 'grep -q "calls/s 2000" "$OUT" || grep -Eq "calls/s (19[0-9][0-9]|20[0-9][0-9])" "$OUT"'
 else
 	not_ok "watch: a rate appears for mirror after its picks grow" "$(cat "$OUT")"

@@ -34,7 +34,7 @@ run
 check "no object: usage error 2" eval '[ $RC = 2 ] && grep -q "missing OBJECT" "$ERR"'
 
 run pol l
-check "'pol l' is policy list" eval '[ $RC = 0 ] && grep -q "^\* stock" "$OUT" && [ $(grep -c "the .* policy" "$OUT") = 9 ]'
+check "'pol l' is policy list" eval '[ $RC = 0 ] && grep -q "^\* stock" "$OUT" && [ $(grep -c "the .* policy" "$OUT") = 10 ]'
 run s
 check "'s' is ambiguous (status, stats, shadow): exit 2" \
 	eval '[ $RC = 2 ] && grep -q "ambiguous object .s.: status, stats, shadow" "$ERR"'
@@ -55,8 +55,8 @@ run policy list
 check "policy list marks active (*) and shadow (+)" \
 	eval 'grep -q "^\* stock  *the stock policy" "$OUT" && grep -q "^+ mirror  *the mirror policy" "$OUT"'
 run -j policy list
-check "policy list -j: valid, 9 policies, active/shadow flags" \
-	eval 'json_ok && [ "$(jq -r ".policies|length" "$OUT")" = 9 ] &&
+check "policy list -j: valid, 10 policies, active/shadow flags" \
+	eval 'json_ok && [ "$(jq -r ".policies|length" "$OUT")" = 10 ] &&
 	      [ "$(jq -r ".active" "$OUT")" = stock ] &&
 	      [ "$(jq -r ".policies[]|select(.active)|.name" "$OUT")" = stock ] &&
 	      [ "$(jq -r ".policies[]|select(.shadow)|.name" "$OUT")" = mirror ] &&

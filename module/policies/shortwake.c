@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shortwake: the SIS_SHORT idea.  When the LLC has no idle core, a wakee
+ * that runs only briefly, woken by a waker that has run only briefly and is
+ * alone on its CPU, is woken on the waker's CPU: searching and migrating
+ * costs more than the wakee's short run, and the pair stays cache-hot.
+ * Otherwise idlecore's search: an idle core, then an idle CPU.
+ *
+ * "Briefly" is the scheduler's own accounting of the last stint on a CPU
+ * (sum_exec_runtime since the task was last picked): the wakee's last run
+ * before it slept, the waker's run so far.  Upstream kept an average; a
+ * module cannot add one to the task, and one stint is a fair proxy for
+ * tasks that wake each other in a tight loop.
+ */
+#include "../fair.h"
+#include "../idle.h"
+#include "../stats.h"
+
+enum { SHORT_US, MAX_TRIES };
+
+static struct wp_tunable shortwake_tun[] = {
+	/* The kernel's min_granularity / 8 at 8 CPUs and more. */
+	[SHORT_US] = WP_TUNABLE("short_us", 1, 1000000, 375),
+	[MAX_TRIES] = WP_TUNABLE("max_tries", 1, 64, 4),
+};
+
+static __always_inline u64 wp_last_stint(const struct task_struct *t)
+{
+	return READ_ONCE(t->se.sum_exec_runtime) -
+	       READ_ONCE(t->se.prev_sum_exec_runtime);
+}
+
+/* Wake on this CPU?  Only a CFS waker in task context has a stint. */
+static notrace bool shortwake_local(struct wp_wakeup *w)
+{
+	u64 lim = (u64)READ_ONCE(shortwake_tun[SHORT_US].val) * NSEC_PER_USEC;
+	int this = w->this_cpu;
+
+	if (!in_task() || is_idle_task(current) ||
+	    (current->policy != SCHED_NORMAL && current->policy != SCHED_BATCH))
+		return false;
+	if (wp_last_stint(current) >= lim || wp_last_stint(w->p) >= lim)
+		return false;
+	/* Alone: the wakee only waits for the waker to sleep. */
+	if (wp_rq_nr_not_delayed(wp_rq(this)) > 1)
+		return false;
+	return cpumask_test_cpu(this, w->p->cpus_ptr) && cpu_active(this) &&
+	       wp_cpus_share_cache(this, w->target);
+}
+
+static notrace int shortwake_select(struct wp_wakeup *w)
+{
+	int tries = READ_ONCE(shortwake_tun[MAX_TRIES].val), cpu;
+	struct wp_llc *llc = wp_llc_of(w->target);
+
+	if (!llc) {
+		wp_count(WP_C_STALE);
+		return WP_HANDBACK;
+	}
+	cpu = wp_mask_search(w, llc, llc->core, tries);
+	if (cpu >= 0)
+		return cpu;
+	if (shortwake_local(w)) {
+		w->outcome = WP_OUT_LOCAL;
+		return w->this_cpu;
+	}
+	cpu = wp_mask_search(w, llc, llc->idle, tries);
+	if (cpu >= 0)
+		return cpu;
+	return wp_sis_none(w, -1);
+}
+
+struct wakeplace_policy wp_policy_shortwake = {
+	.name = "shortwake",
+	.description = "no idle core: a short wakee of a short waker wakes on the waker's CPU; else idlecore",
+	.select_cpu = shortwake_select,
+	.needs_idle_state = true,
+	.tunables = shortwake_tun,
+	.nr_tunables = ARRAY_SIZE(shortwake_tun),
+};
