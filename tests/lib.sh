@@ -363,6 +363,21 @@ tracefs_mount() {
 	[ -d $TRACEFS/events ] || fail "tracefs not available"
 }
 
+# select_cpu_instance NAME: a private trace instance NAME recording the
+# module's wakeplace:select_cpu events, left off (tracing_on 0): sets
+# $WP_TRACE_INST.  The event is switched off and the instance removed at
+# exit, before an rmmod registered earlier (at_exit runs LIFO).
+select_cpu_instance() {
+	tracefs_mount
+	WP_TRACE_INST=$TRACEFS/instances/$1
+	rmdir "$WP_TRACE_INST" 2>/dev/null
+	mkdir "$WP_TRACE_INST" || fail "cannot create trace instance $WP_TRACE_INST"
+	at_exit "echo 0 > $WP_TRACE_INST/events/wakeplace/select_cpu/enable 2>/dev/null; rmdir $WP_TRACE_INST"
+	echo 0 > "$WP_TRACE_INST/tracing_on"
+	echo 1 > "$WP_TRACE_INST/events/wakeplace/select_cpu/enable" ||
+		fail "cannot enable wakeplace/select_cpu in $WP_TRACE_INST"
+}
+
 # Install the exit handler unless sourced by the runner itself.
 if [ -z "${WP_LIB_NO_TRAP:-}" ]; then
 	trap _wp_on_exit EXIT

@@ -36,16 +36,8 @@ at_exit 'wp_loaded && rmmod wakeplace'
 # instance attached once (recording is switched with tracing_on).  Where the
 # wakee then runs is the kernel's business too: a wakee queued behind the
 # spinner on P can be pulled by an idle CPU's balancing before it runs.
-tracefs_mount
-tr=$TRACEFS
-inst=$tr/instances/wp110
-rmdir "$inst" 2>/dev/null
-mkdir "$inst" || fail "cannot create trace instance $inst"
-# LIFO: the event is off and the instance gone before the rmmod above.
-at_exit "echo 0 > $inst/events/wakeplace/select_cpu/enable 2>/dev/null; rmdir $inst"
-echo 0 > "$inst/tracing_on"
-echo 1 > "$inst/events/wakeplace/select_cpu/enable" ||
-	fail "cannot enable wakeplace/select_cpu in $inst"
+select_cpu_instance wp110
+inst=$WP_TRACE_INST
 
 # landing POLICY: run the probe; print "landed_in_E landed_on_W_or_P
 # trials picked_in_E picked_W_or_P picks" (landed: where the wakee ran,

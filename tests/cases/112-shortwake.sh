@@ -21,14 +21,8 @@ wp_load policy=shortwake
 at_exit 'wp_loaded && rmmod wakeplace'
 
 # The wakee's picks, from the module's tracepoint in a private instance.
-tracefs_mount
-inst=$TRACEFS/instances/wp112
-rmdir "$inst" 2>/dev/null
-mkdir "$inst" || fail "cannot create trace instance $inst"
-at_exit "echo 0 > $inst/events/wakeplace/select_cpu/enable 2>/dev/null; rmdir $inst"
-echo 0 > "$inst/tracing_on"
-echo 1 > "$inst/events/wakeplace/select_cpu/enable" ||
-	fail "cannot enable wakeplace/select_cpu in $inst"
+select_cpu_instance wp112
+inst=$WP_TRACE_INST
 
 # picks SHORT_US PROBE_ARGS...: run the probe under shortwake with short_us
 # set; print "picks local on_W" for the wakee's traced picks.
