@@ -204,6 +204,7 @@ notrace int wp_place(struct wakeplace_policy *pol, struct wp_wakeup *w)
 
 	want_affine = !wp_wake_wide(w, flips) &&
 		      cpumask_test_cpu(this, p->cpus_ptr);
+	w->affine = want_affine;
 	w->target = w->prev;
 	if (want_affine) {
 		for (tmp = wp_rq_sd(this); tmp;

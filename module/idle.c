@@ -34,7 +34,11 @@ static struct tracepoint *wp_tp_switch, *wp_tp_cpu_idle;
 static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
 
-/* cachehot: per-CPU reservation of a short sleeper's CPU. */
+/*
+ * Per CPU, from sched_switch: when the running task was switched in
+ * (shortwake's waker stint, cachehot's short sleepers), and cachehot's
+ * reservation of a short sleeper's CPU.
+ */
 struct wp_reserve {
 	struct task_struct *owner;	/* compared, never dereferenced */
 	u64 until;
@@ -81,16 +85,17 @@ static notrace struct wp_llc *wp_llc_raw(int cpu)
 	return i < 0 ? NULL : &st->llc[i];
 }
 
-static notrace void wp_note_reserve(struct task_struct *prev,
+static notrace void wp_note_switch(struct task_struct *prev,
 				    struct task_struct *next,
 				    unsigned int prev_state)
 {
 	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
-	u64 hot = READ_ONCE(wp_res_hot_ns), now;
+	u64 hot = READ_ONCE(wp_res_hot_ns), now = local_clock();
 
-	if (!hot)
+	if (!hot) {
+		r->in_ts = now;
 		return;
-	now = local_clock();
+	}
 	/* A CFS task going to sleep after a short run: keep its CPU warm. */
 	if (!is_idle_task(prev) && prev_state != TASK_RUNNING &&
 	    now - r->in_ts < READ_ONCE(wp_res_short_ns)) {
@@ -116,7 +121,7 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 		else if (is_idle_task(prev))
 			wp_mark_busy(llc, cpu);
 	}
-	wp_note_reserve(prev, next, prev_state);
+	wp_note_switch(prev, next, prev_state);
 }
 
 static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
@@ -130,6 +135,22 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
 	llc = wp_llc_raw(cpu);
 	if (llc && !test_bit(cpu, llc->idle) && wp_rq_idle(wp_rq(cpu)))
 		wp_mark_idle(llc, cpu);
+}
+
+/**
+ * wp_idle_ran_for() - how long current has been running on this CPU.
+ *
+ * From the sched_switch probe's switch-in time: the scheduler's own
+ * sum_exec_runtime of current is only brought up to date at ticks and
+ * enqueues, so it reads about 0 for a task that has not yet seen one.
+ * Call with preemption off, while the idle state is running.
+ *
+ * Return: ns since the current task was switched in (large, and so "not
+ * short", before the probe has seen a switch on this CPU).
+ */
+notrace u64 wp_idle_ran_for(void)
+{
+	return local_clock() - this_cpu_ptr(&wp_reserve)->in_ts;
 }
 
 /**

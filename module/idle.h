@@ -99,6 +99,8 @@ int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
 		   unsigned long *mask, int tries);
 struct cpumask *wp_scratch_mask(void);
 
+u64 wp_idle_ran_for(void);
+
 /* cachehot: is @cpu reserved for a task other than @p right now? */
 bool wp_idle_reserved_for_other(int cpu, struct task_struct *p, u64 now);
 bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now);

@@ -54,6 +54,8 @@ enum wp_outcome {
  * @this_cpu: the waker's CPU.
  * @wake_flags: the kernel's WF_* flags.
  * @sync: a synchronous wakeup (the waker is about to sleep).
+ * @affine: wake_wide did not object and the waker's CPU is allowed: the
+ *	kernel would consider pulling the task to the waker.
  * @shadow: computed for the shadow comparison: the policy must not change
  *	any state (no claim, no write to the task or the runqueues).
  * @outcome: set by the policy: how the pick was found.
@@ -69,6 +71,7 @@ struct wp_wakeup {
 	int this_cpu;
 	int wake_flags;
 	bool sync;
+	bool affine;
 	bool shadow;
 	enum wp_outcome outcome;
 	unsigned int scanned;

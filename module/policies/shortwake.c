@@ -6,11 +6,13 @@
  * costs more than the wakee's short run, and the pair stays cache-hot.
  * Otherwise idlecore's search: an idle core, then an idle CPU.
  *
- * "Briefly" is the scheduler's own accounting of the last stint on a CPU
- * (sum_exec_runtime since the task was last picked): the wakee's last run
- * before it slept, the waker's run so far.  Upstream kept an average; a
- * module cannot add one to the task, and one stint is a fair proxy for
- * tasks that wake each other in a tight loop.
+ * "Briefly" is one stint on a CPU.  The wakee's last run before it slept
+ * is the scheduler's own accounting (sum_exec_runtime since it was last
+ * picked, brought up to date when it slept).  The waker's run so far comes
+ * from the sched_switch probe's switch-in time, since its sum_exec_runtime
+ * is only updated at ticks.  Upstream kept an average; a module cannot add
+ * one to the task, and one stint is a fair proxy for tasks that wake each
+ * other in a tight loop.
  */
 #include "../fair.h"
 #include "../idle.h"
@@ -24,22 +26,27 @@ static struct wp_tunable shortwake_tun[] = {
 	[MAX_TRIES] = WP_TUNABLE("max_tries", 1, 64, 4),
 };
 
+/* The sleeping wakee's last stint. */
 static __always_inline u64 wp_last_stint(const struct task_struct *t)
 {
 	return READ_ONCE(t->se.sum_exec_runtime) -
 	       READ_ONCE(t->se.prev_sum_exec_runtime);
 }
 
-/* Wake on this CPU?  Only a CFS waker in task context has a stint. */
+/*
+ * Wake on this CPU?  Only a CFS waker in task context has a stint, and
+ * only where the kernel would consider the waker's CPU (wake_wide did not
+ * object).
+ */
 static notrace bool shortwake_local(struct wp_wakeup *w)
 {
 	u64 lim = (u64)READ_ONCE(shortwake_tun[SHORT_US].val) * NSEC_PER_USEC;
 	int this = w->this_cpu;
 
-	if (!in_task() || is_idle_task(current) ||
+	if (!w->affine || !in_task() || is_idle_task(current) ||
 	    (current->policy != SCHED_NORMAL && current->policy != SCHED_BATCH))
 		return false;
-	if (wp_last_stint(current) >= lim || wp_last_stint(w->p) >= lim)
+	if (wp_idle_ran_for() >= lim || wp_last_stint(w->p) >= lim)
 		return false;
 	/* Alone: the wakee only waits for the waker to sleep. */
 	if (wp_rq_nr_not_delayed(wp_rq(this)) > 1)
