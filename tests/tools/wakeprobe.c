@@ -10,9 +10,12 @@
  * "cpu N count", then "trials N".
  *
  * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]
+ *                  [-b BUSY_US]
  *
  * SETTLE_US (default 20000) is how long the waker waits after the wakee
  * said it is going to sleep, so that it really sleeps when woken.
+ * BUSY_US (default 0) is how long the waker then runs before the wake, to
+ * make it a long-running waker.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,10 +32,10 @@
 #include <unistd.h>
 
 #define MAX_SPIN 64
-#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]\n"
+#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US]\n"
 
 static int waker_cpu = -1, prev_cpu = -1, trials = 50;
-static long settle_us = 20000;
+static long settle_us = 20000, busy_us;
 static int spin_cpus[MAX_SPIN], nr_spin;
 static atomic_int go_word, ack_word, stop;
 static int landed[CPU_SETSIZE];
@@ -79,6 +82,31 @@ static void pin(pid_t tid, int cpu)
 	}
 }
 
+/* A non-negative number below 10 s in microseconds, or -1. */
+static long parse_us(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v >= 10 * 1000 * 1000)
+		return -1;
+	return v;
+}
+
+/* Run on the CPU for @us microseconds. */
+static void busy(long us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000L +
+		 (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
 static void *spinner(void *arg)
 {
 	pin(0, *(int *)arg);
@@ -121,7 +149,7 @@ int main(int argc, char **argv)
 	struct timespec settle;
 	int opt, i, n;
 
-	while ((opt = getopt(argc, argv, "w:p:s:n:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -137,7 +165,10 @@ int main(int argc, char **argv)
 			trials = atoi(optarg);
 			break;
 		case 'i':
-			settle_us = atol(optarg);
+			settle_us = parse_us(optarg);
+			break;
+		case 'b':
+			busy_us = parse_us(optarg);
 			break;
 		default:
 			fprintf(stderr, USAGE);
@@ -145,7 +176,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (waker_cpu < 0 || prev_cpu < 0 || trials <= 0 || settle_us < 0 ||
-	    settle_us >= 10 * 1000 * 1000) {
+	    busy_us < 0) {
 		fprintf(stderr, USAGE);
 		return 2;
 	}
@@ -160,6 +191,8 @@ int main(int argc, char **argv)
 		wait_for(&wakee_ready, n + 1);
 		/* Let the wakee really sleep (and its CPU settle). */
 		nanosleep(&settle, NULL);
+		if (busy_us)
+			busy(busy_us);
 		atomic_store(&go_word, n + 1);
 		futex_wake(&go_word);
 		wait_for(&ack_word, n + 1);
