@@ -787,7 +787,8 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 	else
 		sline("every %.1fs  (rates after the first interval)", interval);
 	sline("");
-	sline("%-12s %9s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %5s",
+	/* 80 columns: an 11-character name (10 + "*"), 7-character rates. */
+	sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
 	      "POLICY", "PICKS/s", "TGT", "PRV", "RCT", "SCN", "MSK", "FBK",
 	      "HBK", "LCL", "P50", "P99", "SHDW");
 	for (i = 0; i < c->pol.n; i++) {
@@ -809,7 +810,7 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 		}
 		snprintf(nm, sizeof(nm), "%s%s", c->pol.name[i],
 			 i == c->pol.active ? "*" : "");
-		sline("%-12s %9s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %5s",
+		sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
 		      nm, j >= 0 ? wrate(b[8], d.v[S_PICKS] / el) : "-",
 		      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
 		      fns(b[9], dv.p50), fns(b[10], dv.p99),

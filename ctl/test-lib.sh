@@ -81,9 +81,10 @@ fake_tunables() {
 }
 
 # stats_file PICKS [SHADOW_COMPARED SHADOW_AGREED]: a stats/<p> body whose
-# derived values are known: outcomes 40/30/10/15/0/4/1 %, scanned 2.5 and
-# remote lines 3 per pick, cross-LLC 5 %, not-prev 60 %, cost p50 in
-# bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us).
+# derived values are known: outcomes 40/30/10/15/0/4/1/2 % (local is
+# distinct so that a column mix-up shows; they need not add up), scanned
+# 2.5 and remote lines 3 per pick, cross-LLC 5 %, not-prev 60 %, cost p50
+# in bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us).
 stats_file() {
 	local p=$1 sc=${2:-0} sa=${3:-0}
 	local hist="" i
@@ -98,7 +99,7 @@ claim_lost 0
 stale_hint 0
 fallback $((p * 4 / 100))
 handback $((p / 100))
-local 0
+local $((p * 2 / 100))
 scanned $((p * 5 / 2))
 remote_lines $((p * 3))
 cross_llc $((p * 5 / 100))

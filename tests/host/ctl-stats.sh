@@ -44,7 +44,7 @@ check "stats: the active policy is marked" eval 'grep -q "^stock\* " "$OUT"'
 r=$(row mirror)
 read -ra F <<<"$r"
 check "stats: mirror picks 1000, outcomes in % of picks" \
-	eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ] && [ "${F[3]}" = 30.0% ] && [ "${F[4]}" = 10.0% ] && [ "${F[5]}" = 15.0% ] && [ "${F[6]}" = 0.0% ] && [ "${F[7]}" = 4.0% ] && [ "${F[8]}" = 1.0% ] && [ "${F[9]}" = 0.0% ]'
+	eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ] && [ "${F[3]}" = 30.0% ] && [ "${F[4]}" = 10.0% ] && [ "${F[5]}" = 15.0% ] && [ "${F[6]}" = 0.0% ] && [ "${F[7]}" = 4.0% ] && [ "${F[8]}" = 1.0% ] && [ "${F[9]}" = 2.0% ]'
 check "stats: scan length 2.50, remote lines 3.00/pick, cross-LLC 5%, not-prev 60%" \
 	eval '[ "${F[10]}" = 2.50 ] && [ "${F[11]}" = 3.00 ] && [ "${F[12]}" = 5.0% ] && [ "${F[13]}" = 60.0% ]'
 check "stats: cost p50 362ns, p99 5.8us (geometric bucket midpoints), no shadow" \
@@ -74,7 +74,7 @@ check "stats -j: raw counters are integers, histograms have 32 buckets" \
 	      jq -e "[.counters[]] | all(type == \"number\" and . == floor)" "$OUT" >/dev/null &&
 	      [ "$(jq -r .counters.calls "$OUT")" = 5000 ]'
 check "stats -j: derived values" \
-	eval 'jq -e ".policies[1].derived | (.target_pct == 40 and .scan_length == 2.5 and .remote_lines_per_pick == 3 and .cross_llc_pct == 5 and .not_prev_pct == 60 and .cost_p50_ns == 362 and .cost_p99_ns == 5793 and .cost_mean_ns == 500 and .shadow_agreement_pct == null)" "$OUT" >/dev/null &&
+	eval 'jq -e ".policies[1].derived | (.target_pct == 40 and .handback_pct == 1 and .local_pct == 2 and .scan_length == 2.5 and .remote_lines_per_pick == 3 and .cross_llc_pct == 5 and .not_prev_pct == 60 and .cost_p50_ns == 362 and .cost_p99_ns == 5793 and .cost_mean_ns == 500 and .shadow_agreement_pct == null)" "$OUT" >/dev/null &&
 	      jq -e ".policies[2].derived.shadow_agreement_pct == 75" "$OUT" >/dev/null &&
 	      jq -e ".policies[0].derived.target_pct == null" "$OUT" >/dev/null'
 check "stats -j: timestamp is a CLOCK_MONOTONIC number" \
@@ -171,6 +171,8 @@ mirror_rate() { cap "$1"; awk '$1 == "mirror" && $2 != "-" && $2 > 0 {print $2; 
 start_watch w1 -i 2
 check "watch: screen shows header, table and the policies with picks" \
 	eval 'wait_for screen_has w1 "^POLICY *PICKS/s" && grep -q "^stock\*" "$OUT" && grep -q "^mirror " "$OUT" && grep -q "^noscan " "$OUT" && grep -q "policy: stock  shadow: off  state: ok" "$OUT"'
+check "watch: table rows fit 80 columns (sline cuts longer ones there)" \
+	eval 'awk "/^(POLICY|stock|mirror|noscan) / && length > 80 {exit 1}" "$OUT"'
 check "watch: runs in the alternate screen" \
 	eval '[ "$(tmux -L "$SOCK" display -p -t w1 "#{alternate_on}")" = 1 ]'
 stats_file 3000 | put "$T/stats/mirror"
@@ -180,7 +182,7 @@ if wait_for mirror_rate w1 >/dev/null; then
 	ok "watch: a rate appears for mirror after its picks grow"
 	check "watch: mirror rate ~ 2000 picks / 2 s (got $rate)" \
 		eval '[ "$rate" -ge 900 ] && [ "$rate" -le 1100 ]'
-	check "watch: outcome mix of the interval" eval 'awk "\$1 == \"mirror\" {exit !(\$3 == \"40%\" && \$4 == \"30%\" && \$10 == \"0%\" && \$11 == \"362ns\")}" "$OUT"'
+	check "watch: outcome mix of the interval" eval 'awk "\$1 == \"mirror\" {exit !(\$3 == \"40%\" && \$4 == \"30%\" && \$9 == \"1%\" && \$10 == \"2%\" && \$11 == \"362ns\")}" "$OUT"'
 	check "watch: hook rates" eval 'grep -q "calls/s 2000" "$OUT" || grep -Eq "calls/s (19[0-9][0-9]|20[0-9][0-9])" "$OUT"'
 else
 	not_ok "watch: a rate appears for mirror after its picks grow" "$(cat "$OUT")"
