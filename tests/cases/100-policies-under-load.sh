@@ -13,7 +13,7 @@ bg_load -g 1 -l 100
 
 
 read -ra pols <<<"$(wp_read available_policies | tr -d '[]')"
-assert_ge "${#pols[@]}" 9 "number of policies"
+assert_ge "${#pols[@]}" 10 "number of policies"
 for pol in "${pols[@]}"; do
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	assert_eq "$(wp_read policy)" "$pol" "active policy"

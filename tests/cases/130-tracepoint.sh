@@ -29,7 +29,8 @@ remote=$(grep "$ev" "$WP_OUT/script.txt" | grep -vc ' remote=0 ')
 assert_gt "$remote" 0 "events that read another CPU's runqueue (remote > 0)"
 # Untimed picks say cost_ns=0: at a period far above the event count,
 # nearly all do.
-echo 65536 > /sys/kernel/wakeplace/sample_period
+echo 65536 > /sys/kernel/wakeplace/sample_period ||
+	fail "cannot set sample_period 65536"
 perf record -q -B -N -e wakeplace:select_cpu -o "$WP_OUT/perf2.data" -- \
 	perf bench sched messaging -g 1 -l 10 >/dev/null 2>&1 ||
 	fail "perf record failed"

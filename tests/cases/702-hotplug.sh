@@ -35,19 +35,11 @@ online_all() {
 at_exit online_all
 
 wp_load policy=idlemask
-tracefs_mount
-inst=$TRACEFS/instances/wp702
-rmdir "$inst" 2>/dev/null
-mkdir "$inst" || fail "cannot create trace instance $inst"
-# Events must be off before rmmod (an enabled event pins the module).
-at_exit "echo 0 > $inst/events/wakeplace/select_cpu/enable 2>/dev/null; rmdir $inst"
-[ -e "$inst/events/wakeplace/select_cpu/enable" ] ||
-	fail "no wakeplace/select_cpu event in the trace instance"
-echo 8192 > "$inst/buffer_size_kb"
 # Attached once: recording is switched with tracing_on, not by toggling the
 # event (each toggle live-patches kernel text, which TCG handles badly).
-echo 0 > "$inst/tracing_on"
-echo 1 > "$inst/events/wakeplace/select_cpu/enable"
+select_cpu_instance wp702
+inst=$WP_TRACE_INST
+echo 8192 > "$inst/buffer_size_kb"
 
 wl_start messaging perf bench sched messaging -g 2 -l 10
 wl_start pipe perf bench sched pipe -l 2000
