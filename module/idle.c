@@ -35,14 +35,17 @@ static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
 
 /*
- * Per CPU, from sched_switch: when the running task was switched in
- * (shortwake's waker stint, cachehot's short sleepers), and cachehot's
- * reservation of a short sleeper's CPU.
+ * Per CPU, from sched_switch: when the running task's stint began
+ * (shortwake's waker, cachehot's short sleepers), the last task preempted
+ * here with its stint's start, and cachehot's reservation of a short
+ * sleeper's CPU.  Task pointers are compared, never dereferenced.
  */
 struct wp_reserve {
-	struct task_struct *owner;	/* compared, never dereferenced */
+	struct task_struct *owner;
 	u64 until;
 	u64 in_ts;
+	struct task_struct *preempted;
+	u64 preempted_ts;
 };
 static DEFINE_PER_CPU(struct wp_reserve, wp_reserve);
 static u64 wp_res_hot_ns __read_mostly;
@@ -92,19 +95,25 @@ static notrace void wp_note_switch(struct task_struct *prev,
 	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
 	u64 hot = READ_ONCE(wp_res_hot_ns), now = local_clock();
 
-	if (!hot) {
-		r->in_ts = now;
-		return;
-	}
 	/* A CFS task going to sleep after a short run: keep its CPU warm. */
-	if (!is_idle_task(prev) && prev_state != TASK_RUNNING &&
+	if (hot && !is_idle_task(prev) && prev_state != TASK_RUNNING &&
 	    now - r->in_ts < READ_ONCE(wp_res_short_ns)) {
 		WRITE_ONCE(r->owner, prev);
 		WRITE_ONCE(r->until, now + hot);
 	}
-	if (next == r->owner)
+	if (hot && next == r->owner)
 		WRITE_ONCE(r->owner, NULL);
-	r->in_ts = now;
+	/*
+	 * A stint runs from a wakeup to the next sleep: a task preempted
+	 * (by a kworker, say) resumes its stint when it comes back, once.
+	 */
+	if (prev == r->preempted)
+		r->preempted = NULL;
+	if (prev_state == TASK_RUNNING && !is_idle_task(prev)) {
+		r->preempted = prev;
+		r->preempted_ts = r->in_ts;
+	}
+	r->in_ts = next == r->preempted ? r->preempted_ts : now;
 }
 
 static notrace void wp_probe_switch(void *data, bool preempt,
@@ -138,9 +147,10 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
 }
 
 /**
- * wp_idle_ran_for() - how long current has been running on this CPU.
+ * wp_idle_ran_for() - how long current's stint on this CPU has lasted.
  *
- * From the sched_switch probe's switch-in time: the scheduler's own
+ * From the sched_switch probe's stint start (its last switch-in, or the
+ * one before a preemption it came back from): the scheduler's own
  * sum_exec_runtime of current is only brought up to date at ticks and
  * enqueues, so it reads about 0 for a task that has not yet seen one.
  * Call with preemption off, while the idle state is running.
