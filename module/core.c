@@ -36,7 +36,6 @@ MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
 DEFINE_MUTEX(wp_mutex);	/* also taken by sysfs.c */
 
 static char wp_state_buf[128] = "ok";
-static char wp_revert_why[64];
 
 struct wakeplace_policy *wp_policy_find(const char *name)
 {
@@ -200,39 +199,58 @@ const char *wp_state(void)
 
 /*
  * Self-protection.  The wakeup path cannot sleep or take the mutex, so a
- * misbehaving policy trips a flag (the hook then hands every wakeup back)
- * and queues an irq_work, which queues this work, which switches to stock.
+ * misbehaving policy trips wp_tripped (the hook then hands every wakeup
+ * back) and queues an irq_work, which queues this work, which switches to
+ * stock.  The trip names its policy and a constant reason in one word, so
+ * a revert meant for policy A never lands on policy B chosen meanwhile, and
+ * the reason cannot be torn.
  */
 static void wp_revert_workfn(struct work_struct *work)
 {
-	struct wakeplace_policy *pol;
+	struct wakeplace_policy *pol, *tripped;
+	const char *why;
+	int t;
 
 	mutex_lock(&wp_mutex);
+	t = READ_ONCE(wp_tripped);
+	if (!t)
+		goto out;	/* a switch cleared it meanwhile */
+	tripped = wp_trip_decode(t, &why);
 	pol = wp_cur(&wp_active);
-	if (pol->select_cpu) {
+	if (pol == tripped && pol->select_cpu) {
 		snprintf(wp_state_buf, sizeof(wp_state_buf), "reverted: %s: %s",
-			 pol->name, wp_revert_why);
+			 pol->name, why);
 		pr_warn("wakeplace: policy %s reverted to stock: %s\n",
-			pol->name, wp_revert_why);
+			pol->name, why);
 		wp_switch_slot(&wp_active, &wp_policy_stock);
 		this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
 	}
 	wp_hook_reset_slow();
 	WRITE_ONCE(wp_tripped, 0);
+out:
 	mutex_unlock(&wp_mutex);
 }
-static DECLARE_WORK(wp_revert_work, wp_revert_workfn);
+static DECLARE_DELAYED_WORK(wp_revert_work, wp_revert_workfn);
+
+#ifdef WAKEPLACE_TEST
+/* Test builds only: hold the revert back, so a switch can overtake it. */
+static unsigned int test_revert_delay_ms;
+module_param(test_revert_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_revert_delay_ms, "TEST BUILD: delay the self-protection revert (ms)");
+#define WP_REVERT_DELAY	msecs_to_jiffies(READ_ONCE(test_revert_delay_ms))
+#else
+#define WP_REVERT_DELAY	0
+#endif
 
 static void wp_revert_irq(struct irq_work *iw)
 {
-	schedule_work(&wp_revert_work);
+	schedule_delayed_work(&wp_revert_work, WP_REVERT_DELAY);
 }
 static DEFINE_IRQ_WORK(wp_revert_iw, wp_revert_irq);
 
 /* Called once per trip, from the wakeup path (IRQs off). */
-notrace void wp_request_revert(const char *why)
+notrace void wp_request_revert(void)
 {
-	strscpy(wp_revert_why, why, sizeof(wp_revert_why));
 	irq_work_queue(&wp_revert_iw);
 }
 
@@ -298,7 +316,7 @@ err_policy:
 	mutex_unlock(&wp_mutex);
 	wp_hook_exit();
 	irq_work_sync(&wp_revert_iw);
-	cancel_work_sync(&wp_revert_work);
+	cancel_delayed_work_sync(&wp_revert_work);
 err_stock:
 	mutex_lock(&wp_mutex);
 	wp_put(&wp_policy_stock);
@@ -331,7 +349,7 @@ static void __exit wp_exit(void)
 	wp_hook_exit();
 	synchronize_rcu();
 	irq_work_sync(&wp_revert_iw);
-	cancel_work_sync(&wp_revert_work);
+	cancel_delayed_work_sync(&wp_revert_work);
 
 	mutex_lock(&wp_mutex);
 	wp_put(&wp_policy_stock);

@@ -63,22 +63,160 @@ module_param(slow_us, uint, 0644);
 MODULE_PARM_DESC(slow_us, "A timed pick longer than this (us) counts as slow (default 20000)");
 static unsigned int slow_max = 16;
 module_param(slow_max, uint, 0644);
-MODULE_PARM_DESC(slow_max, "Revert to stock after this many slow picks (default 16, 0: never)");
+MODULE_PARM_DESC(slow_max, "Revert to stock after this many slow picks within slow_window_ms (default 16, 0: never, at most 256)");
+static unsigned int slow_window_ms = 10000;
+module_param(slow_window_ms, uint, 0644);
+MODULE_PARM_DESC(slow_window_ms, "The window slow_max slow picks must fall in to revert (ms, default 10000)");
 
-static atomic_t wp_slow_run = ATOMIC_INIT(0);
+/*
+ * The last WP_SLOW_RING slow picks' times (jiffies), a sliding window: the
+ * policy trips when the slow_max-th most recent slow pick is no older than
+ * slow_window_ms, so sporadic host preemption (any VM) spread over time
+ * never adds up to a revert.  Lock-free: a slot another CPU has not written
+ * yet reads old, which only delays a trip.  Slots at or before wp_slow_base
+ * belong to an earlier policy and are never compared.
+ */
+#define WP_SLOW_RING	256
+static u64 wp_slow_ring[WP_SLOW_RING];
+static atomic_t wp_slow_seq = ATOMIC_INIT(0);
+static unsigned int wp_slow_base;
+
+/* 0, or 1 + policy index * WP_TRIP_NR + reason: set once per trip. */
 int wp_tripped;
 
+static const char * const wp_trip_why[WP_TRIP_NR] = {
+	[WP_TRIP_BAD_CPU]	= "pick outside the allowed or active CPUs",
+	[WP_TRIP_SLOW]		= "picks too slow",
+};
+
 #ifdef WAKEPLACE_TEST
-/* Test builds only: make the active policy misbehave on purpose. */
-static char *test_fault = "";
-module_param(test_fault, charp, 0644);
-MODULE_PARM_DESC(test_fault, "TEST BUILD: bad_cpu | slow | \"\"");
+/*
+ * Test builds only: make the active policy misbehave on purpose.  An enum
+ * behind a parameter of its own type, so that a write never frees what the
+ * wakeup path reads (a charp would be).
+ */
+enum {
+	WP_FAULT_OFF,
+	WP_FAULT_BAD_CPU,
+	WP_FAULT_SLOW,
+	WP_FAULT_SLOW_SPARSE,
+	WP_FAULT_NR,
+};
+static const char * const wp_fault_names[WP_FAULT_NR] = {
+	"off", "bad_cpu", "slow", "slow_sparse",
+};
+static int wp_fault;
+static unsigned long wp_fault_sparse_last;
+
+static int wp_fault_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[16];
+	size_t n = strlen(val);
+	int i;
+
+	if (n && val[n - 1] == '\n')
+		n--;
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, val, n);
+	buf[n] = '\0';
+	if (!n) {
+		WRITE_ONCE(wp_fault, WP_FAULT_OFF);
+		return 0;
+	}
+	for (i = 0; i < WP_FAULT_NR; i++) {
+		if (!strcmp(buf, wp_fault_names[i])) {
+			WRITE_ONCE(wp_fault, i);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int wp_fault_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", wp_fault_names[READ_ONCE(wp_fault)]);
+}
+
+static const struct kernel_param_ops wp_fault_ops = {
+	.set = wp_fault_set,
+	.get = wp_fault_get,
+};
+module_param_cb(test_fault, &wp_fault_ops, NULL, 0644);
+MODULE_PARM_DESC(test_fault, "TEST BUILD: off | bad_cpu | slow | slow_sparse (one pick per 4 s counted slow)");
+
+/*
+ * The injected faults, on the wakeup path: may change the pick, slow it
+ * down, or (slow_sparse) have it counted as slow without a delay, since
+ * under QEMU TCG local_clock() can clamp a long delay to a tick.
+ */
+static notrace int wp_fault_inject(int cpu, bool timed, bool *slow)
+{
+	int f = READ_ONCE(wp_fault);
+
+	if (likely(f == WP_FAULT_OFF))
+		return cpu;
+	if (cpu >= 0 && f == WP_FAULT_BAD_CPU)
+		return nr_cpu_ids + 1;
+	if (timed && f == WP_FAULT_SLOW)
+		udelay(READ_ONCE(slow_us) + 100);
+	if (timed && f == WP_FAULT_SLOW_SPARSE &&
+	    time_after(jiffies, READ_ONCE(wp_fault_sparse_last) + 4 * HZ)) {
+		WRITE_ONCE(wp_fault_sparse_last, jiffies);
+		*slow = true;
+	}
+	return cpu;
+}
+#else
+static __always_inline int wp_fault_inject(int cpu, bool timed, bool *slow)
+{
+	return cpu;
+}
 #endif
 
-static notrace void wp_trip(const char *why)
+/* @pol trips the self-protection; the first trip wins until cleared. */
+static notrace void wp_trip(struct wakeplace_policy *pol, enum wp_trip_reason why)
 {
-	if (!cmpxchg(&wp_tripped, 0, 1))
-		wp_request_revert(why);
+	unsigned int i;
+
+	for (i = 0; i < wp_nr_policies && wp_policies[i] != pol; i++)
+		;
+	if (!cmpxchg(&wp_tripped, 0, (int)(1 + i * WP_TRIP_NR + why)))
+		wp_request_revert();
+}
+
+/**
+ * wp_trip_decode() - what a wp_tripped value says.
+ * @t: a non-zero value of wp_tripped.
+ * @why: out: the reason, a constant string.
+ *
+ * Return: the policy that tripped.
+ */
+struct wakeplace_policy *wp_trip_decode(int t, const char **why)
+{
+	unsigned int v = t - 1;
+
+	*why = wp_trip_why[v % WP_TRIP_NR];
+	return wp_policies[v / WP_TRIP_NR];
+}
+
+/* A slow timed pick: trip when slow_max of them fall in the window. */
+static notrace void wp_slow_pick(struct wakeplace_policy *pol)
+{
+	unsigned int n = READ_ONCE(slow_max), seq;
+	u64 now = get_jiffies_64(), old;
+
+	wp_count(WP_C_SLOW);
+	if (!n)
+		return;
+	n = min_t(unsigned int, n, WP_SLOW_RING);
+	seq = atomic_inc_return(&wp_slow_seq);
+	WRITE_ONCE(wp_slow_ring[seq % WP_SLOW_RING], now);
+	if (seq - READ_ONCE(wp_slow_base) < n)
+		return;
+	old = READ_ONCE(wp_slow_ring[(seq - n + 1) % WP_SLOW_RING]);
+	if (now - old <= (u64)READ_ONCE(slow_window_ms) * HZ / MSEC_PER_SEC)
+		wp_trip(pol, WP_TRIP_SLOW);
 }
 
 static notrace int wp_call_kernel(struct task_struct *p, int prev, int flags)
@@ -185,7 +323,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct task_struct *p;
 	struct wp_wakeup w;
 	int prev, flags, cpu, scpu = WP_HANDBACK;
-	bool timed = false;
+	bool timed = false, slow = false;
 	u64 t0 = 0, cost = 0;
 
 	if (pc->bypass)
@@ -231,20 +369,11 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	};
 	cpu = wp_place(pol, &w);
 
-#ifdef WAKEPLACE_TEST
-	if (cpu >= 0 && !strcmp(test_fault, "bad_cpu"))
-		cpu = nr_cpu_ids + 1;
-	if (timed && !strcmp(test_fault, "slow"))
-		udelay(slow_us + 100);
-#endif
+	cpu = wp_fault_inject(cpu, timed, &slow);
 	if (timed) {
 		cost = local_clock() - t0;
-		if (cost > (u64)READ_ONCE(slow_us) * NSEC_PER_USEC) {
-			wp_count(WP_C_SLOW);
-			if (slow_max && atomic_inc_return(&wp_slow_run) >=
-					READ_ONCE(slow_max))
-				wp_trip("picks too slow");
-		}
+		if (slow || cost > (u64)READ_ONCE(slow_us) * NSEC_PER_USEC)
+			wp_slow_pick(pol);
 	}
 
 	if (cpu == WP_HANDBACK) {
@@ -255,7 +384,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	if (unlikely(!wp_pick_ok(p, cpu))) {
 		wp_count(WP_C_CORRECTED);
-		wp_trip("pick outside the allowed or active CPUs");
+		wp_trip(pol, WP_TRIP_BAD_CPU);
 		return;
 	}
 	wp_account(pol, &w, cpu, cost, timed);
@@ -276,9 +405,10 @@ static struct ftrace_ops wp_ops = {
 		 FTRACE_OPS_FL_PERMANENT,
 };
 
+/* A new policy starts with no slow picks in its window. */
 void wp_hook_reset_slow(void)
 {
-	atomic_set(&wp_slow_run, 0);
+	WRITE_ONCE(wp_slow_base, atomic_read(&wp_slow_seq));
 }
 
 /* fair_sched_class, through any task that CFS schedules. */

@@ -8,7 +8,21 @@
 extern struct wakeplace_policy __rcu *wp_active;
 extern struct wakeplace_policy __rcu *wp_shadow;
 extern unsigned int wp_sample_period;
+
+/* Why a policy tripped the self-protection. */
+enum wp_trip_reason {
+	WP_TRIP_BAD_CPU,
+	WP_TRIP_SLOW,
+	WP_TRIP_NR,
+};
+
+/*
+ * 0, or which policy tripped and why (see wp_trip_decode()): while set, the
+ * hook hands every wakeup back.  Set once by the first trip (cmpxchg on the
+ * wakeup path), cleared under wp_mutex.
+ */
 extern int wp_tripped;
+struct wakeplace_policy *wp_trip_decode(int t, const char **why);
 
 int wp_hook_init(void);
 void wp_hook_exit(void);

@@ -169,7 +169,7 @@ int wp_set_policy(const char *name);
 int wp_set_shadow(const char *name);
 const char *wp_active_name(void);
 const char *wp_shadow_name(void);
-void wp_request_revert(const char *why);
+void wp_request_revert(void);
 const char *wp_state(void);
 
 /* sysfs.c */

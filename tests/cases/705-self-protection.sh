@@ -101,6 +101,50 @@ sysw "$WP_PARAMS/slow_us" "$slow_us0"
 sysw "$WP_PARAMS/slow_max" "$slow_max0"
 sysw "$WP_S/sample_period" 64
 
+# Sporadic slow picks, one every 4 s (what host preemption gives a VM),
+# never put slow_max of them in one slow_window_ms: the policy stays.
+# Before the window existed they added up and reverted it after slow_max.
+# slow_sparse has one pick in 4 s counted slow; slow_us at its maximum
+# keeps TCG's own slow picks out of the count.
+pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+read -r win0 < "$WP_PARAMS/slow_window_ms"
+sysw "$WP_S/policy" "$pol"
+sysw "$WP_S/sample_period" 1
+sysw "$WP_PARAMS/slow_us" 4294967295
+sysw "$WP_PARAMS/slow_max" 3
+sysw "$WP_PARAMS/slow_window_ms" 2000
+rev=$(counter reverted) slow=$(counter slow)
+sysw "$WP_PARAMS/test_fault" slow_sparse
+wait_counter_gt 180 slow $((slow + 5)) ||
+	st_bad "slow_sparse: fewer than 6 slow picks in 180 s"
+sysw "$WP_PARAMS/test_fault" off
+policy_is "$pol" || st_bad "sporadic slow picks reverted $pol (policy $(<"$WP_S/policy"))"
+[ "$(counter reverted)" = "$rev" ] || st_bad "sporadic slow picks counted a revert"
+log "slow_sparse under $pol: $(( $(counter slow) - slow )) slow picks, no revert"
+sysw "$WP_PARAMS/slow_window_ms" "$win0"
+sysw "$WP_PARAMS/slow_us" "$slow_us0"
+sysw "$WP_PARAMS/slow_max" "$slow_max0"
+sysw "$WP_S/sample_period" 64
+
+# A revert requested for one policy never lands on another chosen before
+# the revert ran (held back here by test_revert_delay_ms).
+pa=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+pb=$pa
+while [ "$pb" = "$pa" ]; do pb=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}; done
+sysw "$WP_PARAMS/test_revert_delay_ms" 3000
+sysw "$WP_S/policy" "$pa"
+rev=$(counter reverted) cor=$(counter corrected)
+sysw "$WP_PARAMS/test_fault" bad_cpu
+wait_counter_gt 60 corrected "$cor" || st_bad "bad_cpu under $pa: no corrected pick"
+sysw "$WP_PARAMS/test_fault" off
+sysw "$WP_S/policy" "$pb" || st_bad "switch to $pb refused"
+sleep 5		# the held-back revert runs after 3 s
+policy_is "$pb" || st_bad "a revert meant for $pa landed on $pb (policy $(<"$WP_S/policy"))"
+[ "$(counter reverted)" = "$rev" ] || st_bad "a stale revert was counted"
+read -r state < "$WP_S/state"
+[ "$state" = ok ] || st_bad "state after the stale revert: $state"
+sysw "$WP_PARAMS/test_revert_delay_ms" 0
+
 # Without faults the policy works again and stays.
 pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
 sysw "$WP_S/policy" "$pol" || st_bad "switch to $pol refused after the faults"
