@@ -7,6 +7,7 @@
  */
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/seqlock.h>
 #include "stats.h"
 
 const char * const wp_stat_names[WP_ST_NR] = {
@@ -47,6 +48,13 @@ const char * const wp_counter_names[WP_C_NR] = {
 DEFINE_PER_CPU(struct wp_counters, wp_counters);
 static struct wp_counters wp_counters_base;
 
+/*
+ * Readers of statistics and counters take no lock (they must not delay a
+ * switch or the revert): a reset, under wp_mutex, moves the baselines
+ * inside this sequence count, and a reader that overlapped one retries.
+ */
+static seqcount_mutex_t wp_base_seq;
+
 /* Baselines of the policies' stats, indexed like wp_policies[]. */
 static struct wp_pstats *wp_base;
 
@@ -64,6 +72,7 @@ int wp_stats_init(void)
 {
 	unsigned int i;
 
+	seqcount_mutex_init(&wp_base_seq, &wp_mutex);
 	wp_base = kcalloc(wp_nr_policies, sizeof(*wp_base), GFP_KERNEL);
 	if (!wp_base)
 		return -ENOMEM;
@@ -106,23 +115,43 @@ static void wp_stats_raw(struct wakeplace_policy *pol, struct wp_pstats *sum)
 	}
 }
 
+/**
+ * wp_stats_sum() - @pol's statistics since load or its last reset.
+ * @pol: a registered policy.
+ * @sum: out: the per-CPU statistics added up, minus the reset baseline.
+ *
+ * Lock-free; may be called while wakeups and resets go on.
+ */
 void wp_stats_sum(struct wakeplace_policy *pol, struct wp_pstats *sum)
 {
 	struct wp_pstats *b = &wp_base[wp_policy_index(pol)];
+	unsigned int seq;
 	int i;
 
-	wp_stats_raw(pol, sum);
-	for (i = 0; i < WP_ST_NR; i++)
-		sum->v[i] -= b->v[i];
-	for (i = 0; i < WP_HIST_BUCKETS; i++) {
-		sum->scan_hist[i] -= b->scan_hist[i];
-		sum->cost_hist[i] -= b->cost_hist[i];
-	}
+	do {
+		seq = read_seqcount_begin(&wp_base_seq);
+		wp_stats_raw(pol, sum);
+		for (i = 0; i < WP_ST_NR; i++)
+			sum->v[i] -= READ_ONCE(b->v[i]);
+		for (i = 0; i < WP_HIST_BUCKETS; i++) {
+			sum->scan_hist[i] -= READ_ONCE(b->scan_hist[i]);
+			sum->cost_hist[i] -= READ_ONCE(b->cost_hist[i]);
+		}
+	} while (read_seqcount_retry(&wp_base_seq, seq));
 }
 
+/**
+ * wp_stats_reset() - zero @pol's statistics (move its baseline).
+ * @pol: a registered policy.
+ *
+ * Context: wp_mutex held.
+ */
 void wp_stats_reset(struct wakeplace_policy *pol)
 {
+	lockdep_assert_held(&wp_mutex);
+	write_seqcount_begin(&wp_base_seq);
 	wp_stats_raw(pol, &wp_base[wp_policy_index(pol)]);
+	write_seqcount_end(&wp_base_seq);
 }
 
 static u64 wp_counter_raw(enum wp_counter c)
@@ -135,16 +164,39 @@ static u64 wp_counter_raw(enum wp_counter c)
 	return sum;
 }
 
+/**
+ * wp_counter_sum() - a hook counter since load or the last reset.
+ * @c: the counter.
+ *
+ * Lock-free.
+ *
+ * Return: the sum over all CPUs minus the reset baseline.
+ */
 u64 wp_counter_sum(enum wp_counter c)
 {
-	return wp_counter_raw(c) - wp_counters_base.c[c];
+	unsigned int seq;
+	u64 v;
+
+	do {
+		seq = read_seqcount_begin(&wp_base_seq);
+		v = wp_counter_raw(c) - READ_ONCE(wp_counters_base.c[c]);
+	} while (read_seqcount_retry(&wp_base_seq, seq));
+	return v;
 }
 
+/**
+ * wp_counters_reset() - zero the hook counters but switches and reverted.
+ *
+ * Context: wp_mutex held.
+ */
 void wp_counters_reset(void)
 {
 	int i;
 
+	lockdep_assert_held(&wp_mutex);
+	write_seqcount_begin(&wp_base_seq);
 	for (i = 0; i < WP_C_NR; i++)
 		if (i != WP_C_SWITCHES && i != WP_C_REVERTED)
-			wp_counters_base.c[i] = wp_counter_raw(i);
+			WRITE_ONCE(wp_counters_base.c[i], wp_counter_raw(i));
+	write_seqcount_end(&wp_base_seq);
 }

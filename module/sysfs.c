@@ -11,6 +11,8 @@
 #include <linux/string.h>
 #include <linux/ctype.h>
 #include <linux/mutex.h>
+#include <linux/moduleparam.h>
+#include <linux/delay.h>
 #include <linux/utsname.h>
 #include "wakeplace.h"
 #include "compat.h"
@@ -130,13 +132,29 @@ static ssize_t counters_show(struct kobject *k, struct kobj_attribute *a,
 {
 	int i, len = 0;
 
-	mutex_lock(&wp_mutex);
+	/* Lock-free (stats.c), so readers never delay a switch or a revert. */
 	for (i = 0; i < WP_C_NR; i++)
 		len += sysfs_emit_at(buf, len, "%s %llu\n", wp_counter_names[i],
 				     wp_counter_sum(i));
-	mutex_unlock(&wp_mutex);
 	return len;
 }
+
+#ifdef WAKEPLACE_TEST
+/* Test builds only: a reset holds wp_mutex this long, to show who waits. */
+static unsigned int test_hold_mutex_ms;
+module_param(test_hold_mutex_ms, uint, 0644);
+MODULE_PARM_DESC(test_hold_mutex_ms, "TEST BUILD: stats/reset holds wp_mutex this long (ms)");
+
+static void wp_test_hold_mutex(void)
+{
+	unsigned int ms = READ_ONCE(test_hold_mutex_ms);
+
+	if (ms)
+		msleep(min(ms, 60000U));
+}
+#else
+static inline void wp_test_hold_mutex(void) { }
+#endif
 
 /* Decimal int in [min, max], optional newline, nothing else. */
 static int wp_parse_int(const char *buf, size_t count, int min, int max,
@@ -205,9 +223,7 @@ static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a,
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	mutex_lock(&wp_mutex);
 	wp_stats_sum(to_pattr(a)->pol, s);
-	mutex_unlock(&wp_mutex);
 	for (i = 0; i < WP_ST_NR; i++)
 		len += sysfs_emit_at(buf, len, "%s %llu\n", wp_stat_names[i],
 				     s->v[i]);
@@ -238,6 +254,7 @@ static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
 			return -EINVAL;
 	}
 	mutex_lock(&wp_mutex);
+	wp_test_hold_mutex();
 	if (pol) {
 		wp_stats_reset(pol);
 	} else {

@@ -8,8 +8,10 @@
  *   policy, shadow, stats/reset       a name (one trailing '\n' allowed)
  *   sample_period                     decimal 1..65536
  *   policies/<p>/<tunable>            decimal in [min, max] of .../tunables
- *   parameters/slow_us, slow_max      unsigned int (the kernel's parser)
- *   parameters/test_fault             skipped: the test build's fault knob
+ *   parameters/slow_us, slow_max, slow_window_ms
+ *                                     unsigned int (the kernel's parser)
+ *   parameters/test_fault, test_revert_delay_ms, test_hold_mutex_ms
+ *                                     skipped: the test build's fault knobs
  * Anything else writable is reported as a failure (no oracle for it).
  *
  * Each input is written with one write(2) on a fresh descriptor.  The
@@ -740,13 +742,17 @@ static void discover(void)
 		if (stat(path, &st) || !(st.st_mode & 0222))
 			continue;
 		if (!strcmp(de->d_name, "slow_us") ||
-		    !strcmp(de->d_name, "slow_max")) {
+		    !strcmp(de->d_name, "slow_max") ||
+		    !strcmp(de->d_name, "slow_window_ms")) {
 			add_target(pardir, de->d_name, K_UINT, 0, UINT_MAX);
 			snprintf(targets[ntargets - 1].rel,
 				 sizeof(targets[0].rel), "parameters/%.64s",
 				 de->d_name);
-		} else if (!strcmp(de->d_name, "test_fault")) {
-			printf("file parameters/test_fault skipped (test-only fault knob)\n");
+		} else if (!strcmp(de->d_name, "test_fault") ||
+			   !strcmp(de->d_name, "test_revert_delay_ms") ||
+			   !strcmp(de->d_name, "test_hold_mutex_ms")) {
+			printf("file parameters/%s skipped (test-only fault knob)\n",
+			       de->d_name);
 		} else {
 			failure("writable parameter %s has no oracle", path);
 		}
