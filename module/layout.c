@@ -418,7 +418,9 @@ static bool wp_sd_read(struct sched_domain *sd, struct wp_sd_view *v,
 }
 
 /*
- * One online CPU.  Domains cannot change under cpus_read_lock().
+ * One online CPU.  cpus_read_lock() keeps CPUs from coming and going and
+ * rcu_read_lock() keeps the domains read alive; a cpuset rebuild can still
+ * swap them meanwhile, which the caller's retry absorbs.
  *  rq->cpu: == cpu (every possible CPU, in the caller).
  *  rq->idle: an idle task (PF_IDLE) bound to this CPU.
  *  rq->cpu_capacity: in (0, SCHED_CAPACITY_SCALE].
