@@ -284,7 +284,7 @@ static bool wp_cfs_u32(void *cfs_rq, unsigned long off, u32 *val)
  * holds current, which runs here with IRQs off, so it counts at least one
  * runnable task and its PELT average has been updated.
  *
- *  h_nr_running (h_nr_queued): >= 1 if local, <= max_h (the parent's count,
+ *  h_nr_running (h_nr_queued): >= 1 if local, <= max_h (the root's count,
  *    or rq->nr_running for the root: every CFS task is one of the rq's).
  *    A shift onto nr_running (entities at this level) is not caught.
  *  idle_h_nr_running: <= h_nr_running.  A shift onto another small counter
