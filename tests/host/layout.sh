@@ -5,7 +5,9 @@
 # through typedefs, qualifiers and arrays, alternative field names, per-CPU
 # variables, a missing member, the first of two same-named structs), then
 # scripts/gen-layout on every target kernel whose image is in /boot: every
-# key found, sizes as the module expects.  Prints TAP.
+# key found, sizes as the module expects, the build identity recorded (UTS
+# version, GNU build id; a notes blob without a build id is refused).
+# Prints TAP.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -86,7 +88,26 @@ if command -v bpftool >/dev/null; then
 	[ -e "$TMP/x.h" ] && nok "gen-layout left an output after failing"
 fi
 
+# Raw ELF notes as /sys/kernel/notes holds them: u32 namesz, descsz, type
+# (little-endian), then name and descriptor padded to 4 bytes.
+note() { # NAME TYPE DESC_HEX
+	local name=$1 type=$2 desc=$3 nsz dsz
+	nsz=$((${#name} + 1)) dsz=$((${#desc} / 2))
+	le32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) \
+		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
+	printf "$(le32 $nsz)$(le32 $dsz)$(le32 $type)"
+	printf '%s\0' "$name"
+	head -c $(((4 - nsz % 4) % 4)) /dev/zero
+	printf "$(sed 's/../\\x&/g' <<<"$desc")"
+	head -c $(((4 - dsz % 4) % 4)) /dev/zero
+}
+id=0123456789abcdef0123456789abcdef01234567
+{ note Xen 6 6c696e757800; note GNU 1 00000000; note Linux 3 abcdef; note GNU 3 $id; } \
+	> "$TMP/notes"
+note Xen 3 00112233445566778899aabbccddeeff00112233 > "$TMP/notes-none"
+
 # Every target kernel with an image: all keys present, a plausible header.
+nkeys=$(sed -n '/^want="$/,/^"$/p' "$ROOT/scripts/gen-layout" | grep -c :)
 kernels=$(cat /var/lib/wakeplace/kernels 2>/dev/null)
 [ -n "$kernels" ] || kernels=$(cd /boot && ls vmlinuz-6.1.* vmlinuz-6.12.* 2>/dev/null | sed 's/^vmlinuz-//')
 found=0
@@ -97,17 +118,39 @@ for rel in $kernels; do
 	if "$ROOT/scripts/gen-layout" "$rel" "$TMP/$rel.h" 2> "$TMP/err"; then
 		keys=$(grep -c '^#define WP_OFF_' "$TMP/$rel.h")
 		utsver=$(sed -n 's/^#define WP_LAYOUT_UTSVER "\(.*\)"$/\1/p' "$TMP/$rel.h")
-		if [ "$keys" = 22 ] && [[ $utsver == *Debian* ]] &&
+		bid=$(sed -n 's/^#define WP_LAYOUT_BUILD_ID "\(.*\)"$/\1/p' "$TMP/$rel.h")
+		if [ "$keys" = "$nkeys" ] && [[ $utsver == *Debian* ]] &&
+		   [[ $bid =~ ^[0-9a-f]{40}$ ]] &&
 		   grep -q "^#define WP_LAYOUT_RELEASE \"$rel\"" "$TMP/$rel.h"; then
-			ok "gen-layout $rel: 22 offsets, release and UTS version ($utsver)"
+			ok "gen-layout $rel: $nkeys offsets, release, UTS version ($utsver), build id $bid"
 		else
-			nok "gen-layout $rel: $keys offsets, UTS version '$utsver'"
+			nok "gen-layout $rel: $keys offsets of $nkeys, UTS version '$utsver', build id '$bid'"
 			diag < "$TMP/$rel.h"
 		fi
 	else
 		nok "gen-layout $rel failed"
 		diag < "$TMP/err"
 	fi
+done
+# The build id parser: the GNU note of type 3, after notes of other
+# owners and types; none there is a refusal, with no output left.
+for rel in $kernels; do
+	[ "$found" = 1 ] || break
+	if WP_NOTES=$TMP/notes "$ROOT/scripts/gen-layout" "$rel" "$TMP/n.h" 2> "$TMP/err" &&
+	   grep -q "^#define WP_LAYOUT_BUILD_ID \"$id\"$" "$TMP/n.h"; then
+		ok "gen-layout: build id from a notes blob (WP_NOTES)"
+	else
+		nok "gen-layout: build id from a notes blob (WP_NOTES)"
+		diag < "$TMP/err"; grep BUILD_ID "$TMP/n.h" 2>/dev/null | diag
+	fi
+	if WP_NOTES=$TMP/notes-none "$ROOT/scripts/gen-layout" "$rel" "$TMP/none.h" 2> "$TMP/err"; then
+		nok "gen-layout refuses notes without a GNU build id"
+	elif [ -e "$TMP/none.h" ]; then
+		nok "gen-layout left an output after refusing notes without a build id"
+	else
+		ok "gen-layout refuses notes without a GNU build id: $(head -1 "$TMP/err")"
+	fi
+	break
 done
 [ "$found" = 1 ] || echo "ok $((n += 1)) - gen-layout on target kernels # SKIP no target kernel image or bpftool"
 
