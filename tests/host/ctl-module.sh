@@ -79,6 +79,14 @@ echo "<3>[   12.000000] wakeplace: refusing: struct rq layout does not match (bu
 run --sysfs "$TMPD/none" status
 check "status not loaded: layout refusal explained" \
 	eval '[ $RC = 3 ] && grep -q "^last log: *wakeplace: refusing: struct rq layout" "$OUT" && grep -q "^reason: .*layout does not match" "$OUT"'
+echo "<3>[   13.000000] wakeplace: built for kernel build id 00112233, running 6a2b4ac7: rebuild for this kernel" >>"$WAKEPLACE_DMESG"
+run --sysfs "$TMPD/none" status
+check "status not loaded: build-id refusal explained" \
+	eval '[ $RC = 3 ] && grep -q "^reason: .*another build of this kernel release" "$OUT"'
+echo "<3>[   14.000000] wakeplace: sysctl_sched_features not found through kallsyms: cannot follow scheduler features" >>"$WAKEPLACE_DMESG"
+run --sysfs "$TMPD/none" status
+check "status not loaded: kallsyms refusal explained" \
+	eval '[ $RC = 3 ] && grep -q "^reason: .*CONFIG_KALLSYMS_ALL" "$OUT"'
 echo "6,1234,99000000,-;wakeplace: loaded, policy stock" >>"$WAKEPLACE_DMESG"
 run --sysfs "$TMPD/none" status
 check "status not loaded: /dev/kmsg record format understood, no reason for a benign line" \
