@@ -150,13 +150,13 @@ const char *explain_log(const char *line)
 	if (strcasestr(line, "EBUSY") || strcasestr(line, "busy") ||
 	    strstr(line, "-16") || strcasestr(line, "IPMODIFY"))
 		return "select_task_rq_fair is already patched by livepatch or another ftrace IPMODIFY user";
-	if (strcasestr(line, "build id") || strcasestr(line, "built for") ||
-	    strcasestr(line, "cannot check the kernel build"))
-		return "the module was built for another build of this kernel release, or its build cannot be identified; rebuild it against this kernel (DKMS does)";
 	if (strcasestr(line, "kallsyms"))
 		return "a scheduler variable the module follows (features, cluster key) was not found through kallsyms; needs CONFIG_KALLSYMS_ALL and CONFIG_KPROBES";
 	if (strcasestr(line, "layout"))
 		return "the running kernel's scheduler layout does not match the module's build; rebuild the module against this kernel's headers";
+	if (strcasestr(line, "build id") || strcasestr(line, "built for") ||
+	    strcasestr(line, "cannot check the kernel build"))
+		return "the module was built for another build of this kernel release, or its build cannot be identified; rebuild it against this kernel (DKMS does)";
 	if (strcasestr(line, "lockdown"))
 		return "kernel lockdown refused it (Secure Boot)";
 	if (strcasestr(line, "symbol"))
