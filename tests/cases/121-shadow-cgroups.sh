@@ -10,7 +10,11 @@
 # out a box, a copy that reads the stored h_load picks this CPU or prev
 # differently from stock.
 
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+# One read of stats/mirror: counters read in two reads are two moments.
+shadow_counts() {
+	wp_read stats/mirror | awk '$1 == "shadow_compared" { c = $2 }
+		$1 == "shadow_agreed" { a = $2 } END { print c + 0, a + 0 }'
+}
 
 cg=/sys/fs/cgroup
 if ! [ -e $cg/cgroup.subtree_control ]; then
@@ -61,7 +65,7 @@ wp_write stats/reset all || fail "stats reset refused"
 
 # Rounds of the three groups' load until enough picks are compared; the
 # round count bounds the test, not a clock.
-cmp=0
+cmp=0 agree=0
 for round in 1 2 3 4 5 6 7 8; do
 	in_group $top/a/b perf bench sched messaging -g 1 -l 60
 	in_group $top/a/d perf bench sched pipe -l 4000
@@ -70,11 +74,10 @@ for round in 1 2 3 4 5 6 7 8; do
 		wait "$p" || fail "workload failed in round $round"
 	done
 	PIDS=()
-	cmp=$(stat_of mirror shadow_compared)
+	read -r cmp agree < <(shadow_counts)
 	[ "$cmp" -ge 4000 ] && break
 done
-cmp=$(stat_of mirror shadow_compared)
-agree=$(stat_of mirror shadow_agreed)
+read -r cmp agree < <(shadow_counts)
 pct=$(awk -v a="$agree" -v c="$cmp" 'BEGIN { printf "%.2f", 100 * a / c }')
 log "cgroups: mirror agrees with stock on $agree of $cmp picks ($pct%) after $round rounds"
 echo "agreement $pct $agree $cmp" > "$WP_OUT/agreement"
