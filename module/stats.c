@@ -114,6 +114,14 @@ void wp_stats_sum(struct wakeplace_policy *pol, struct wp_pstats *sum)
 	wp_stats_raw(pol, sum);
 	for (i = 0; i < WP_ST_NR; i++)
 		sum->v[i] -= b->v[i];
+	/*
+	 * Shadow agreements are derived from the disagreements the CPUs
+	 * count: two counters summed while they run are no snapshot, and
+	 * counting agreements let a read show more of them than
+	 * comparisons.  This way agreed <= compared in every read.
+	 */
+	sum->v[WP_ST_SHADOW_AGREE] = sum->v[WP_ST_SHADOW_CMP] -
+		min(sum->v[WP_ST_SHADOW_CMP], sum->v[WP_ST_SHADOW_AGREE]);
 	for (i = 0; i < WP_HIST_BUCKETS; i++) {
 		sum->scan_hist[i] -= b->scan_hist[i];
 		sum->cost_hist[i] -= b->cost_hist[i];
