@@ -35,9 +35,9 @@ shadow_counts() {
 # phase NAME: reset, run the load until enough picks are compared (the
 # round count bounds it), assert agreement.
 phase() {
-	local cmp=0 agree=0 round pct
+	local cmp=0 agree=0 pct
 	wp_write stats/reset mirror || fail "stats reset refused"
-	for round in 1 2 3 4 5 6 7 8; do
+	for _ in 1 2 3 4 5 6 7 8; do
 		perf bench sched messaging -g 1 -l 40 >/dev/null 2>&1 ||
 			fail "$1: messaging failed"
 		perf bench sched pipe -l 3000 >/dev/null 2>&1 ||
