@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: shadow mirror follows scheduler features toggled in debugfs (SIS_UTIL, WA_IDLE, WA_WEIGHT off): >= 99% agreement with stock in each setting
+# desc: shadow mirror follows scheduler features toggled in debugfs (SIS_UTIL off, WA_WEIGHT off, WA_IDLE and WA_WEIGHT off): >= 99% agreement with stock in each setting
 # requires: module perf
 . "$WP_TESTS/lib.sh"
 
@@ -61,10 +61,11 @@ phase defaults
 set_feat NO_SIS_UTIL
 phase NO_SIS_UTIL
 set_feat SIS_UTIL
-set_feat NO_WA_IDLE
-phase NO_WA_IDLE
-set_feat WA_IDLE
 set_feat NO_WA_WEIGHT
 phase NO_WA_WEIGHT
+# Both off: wake_affine always keeps prev.
+set_feat NO_WA_IDLE
+phase NO_WA_IDLE+NO_WA_WEIGHT
+set_feat WA_IDLE
 set_feat WA_WEIGHT
 wp_write shadow off || fail "shadow off refused"
