@@ -50,6 +50,15 @@
 #endif
 
 /*
+ * Scheduler features the wakeup path reads.  Their bits are looked up by
+ * name in the kernel's sched_feat_names[] at load; only their presence
+ * differs: SIS_PROP was removed in 6.7.  The cluster-first scan (6.7+) is
+ * gated by the static key sched_cluster_active.
+ */
+#define WP_HAVE_SIS_PROP	(!WP_K612)
+#define WP_HAVE_CLUSTER_SCAN	WP_K612
+
+/*
  * 6.12 (EEVDF with delayed dequeue) discounts delayed tasks when it asks
  * whether a sync waker is alone on its runqueue.
  */

@@ -275,8 +275,9 @@ static notrace void wp_account_shadow(struct wakeplace_policy *sh, int scpu,
 {
 	struct wp_pstats *s = this_cpu_ptr(sh->stats);
 
+	/* Disagreements, not agreements: see wp_stats_sum(). */
 	s->v[WP_ST_SHADOW_CMP]++;
-	if (scpu == cpu)
+	if (scpu != cpu)
 		s->v[WP_ST_SHADOW_AGREE]++;
 }
 

@@ -51,6 +51,7 @@ struct wp_layout wp_lay __read_mostly = {
 	.pcpu_sd_llc_shared	= WP_OFF_PCPU_SD_LLC_SHARED,
 	.pcpu_sd_share_id	= WP_OFF_PCPU_SD_SHARE_ID,
 	.pcpu_sd_asym_cpucapacity = WP_OFF_PCPU_SD_ASYM_CPUCAPACITY,
+	.cfs_last_h_load_update	= WP_OFF_CFS_LAST_H_LOAD_UPDATE,
 };
 
 #if WP_HAVE_DELAYED && !WP_HAVE_CFS_H_NR_RUNNABLE

@@ -41,6 +41,7 @@
  * @pcpu_sd_llc_shared: per-CPU offset of sd_llc_shared.
  * @pcpu_sd_share_id: per-CPU offset of sd_share_id (6.12 only, else 0).
  * @pcpu_sd_asym_cpucapacity: per-CPU offset of sd_asym_cpucapacity.
+ * @cfs_last_h_load_update: struct cfs_rq, last_h_load_update (jiffies).
  */
 struct wp_layout {
 	unsigned long rq_nr_running;
@@ -64,6 +65,7 @@ struct wp_layout {
 	unsigned long pcpu_sd_llc_shared;
 	unsigned long pcpu_sd_share_id;
 	unsigned long pcpu_sd_asym_cpucapacity;
+	unsigned long cfs_last_h_load_update;
 };
 
 extern struct wp_layout wp_lay;
@@ -142,10 +144,28 @@ static __always_inline bool wp_idle_or_sched_idle(struct wp_wakeup *w, int cpu)
 	return wp_available_idle_cpu(cpu) || wp_sched_idle_cpu(cpu);
 }
 
+/* cfs_rq_load_avg(): a cfs_rq's PELT load. */
+static __always_inline unsigned long wp_cfs_load_avg(void *cfs_rq)
+{
+	return WP_RD(cfs_rq, wp_lay.cfs_avg +
+		     offsetof(struct sched_avg, load_avg), unsigned long);
+}
+
+/* The hierarchical load the kernel last stored in a cfs_rq. */
+static __always_inline unsigned long wp_cfs_h_load(void *cfs_rq)
+{
+	return WP_RD(cfs_rq, wp_lay.cfs_h_load, unsigned long);
+}
+
+/* The jiffy in which that h_load was computed. */
+static __always_inline unsigned long wp_cfs_h_load_stamp(void *cfs_rq)
+{
+	return WP_RD(cfs_rq, wp_lay.cfs_last_h_load_update, unsigned long);
+}
+
 static __always_inline unsigned long wp_cpu_load(int cpu)
 {
-	return WP_RD(wp_rq(cpu), wp_lay.rq_cfs + wp_lay.cfs_avg +
-		     offsetof(struct sched_avg, load_avg), unsigned long);
+	return wp_cfs_load_avg((char *)wp_rq(cpu) + wp_lay.rq_cfs);
 }
 
 static __always_inline unsigned long wp_capacity_of(int cpu)
@@ -213,29 +233,6 @@ static __always_inline unsigned int wp_rq_nr_not_delayed(void *rq)
 	      WP_RD(rq, wp_lay.rq_cfs + wp_lay.cfs_h_nr_runnable, unsigned int);
 #endif
 	return nr;
-}
-
-/*
- * task_h_load(): the task's load scaled by its group's hierarchical load.
- * The kernel refreshes cfs_rq->h_load first (update_cfs_rq_h_load(), a
- * write); we read it as it is, at most a jiffy old.
- */
-static __always_inline unsigned long wp_task_h_load(struct task_struct *p)
-{
-#ifdef CONFIG_FAIR_GROUP_SCHED
-	void *cfs_rq = READ_ONCE(p->se.cfs_rq);
-	unsigned long h_load, cfs_load;
-
-	if (!cfs_rq)
-		return READ_ONCE(p->se.avg.load_avg);
-	h_load = WP_RD(cfs_rq, wp_lay.cfs_h_load, unsigned long);
-	cfs_load = WP_RD(cfs_rq, wp_lay.cfs_avg +
-			 offsetof(struct sched_avg, load_avg), unsigned long);
-	return div64_ul((u64)READ_ONCE(p->se.avg.load_avg) * h_load,
-			cfs_load + 1);
-#else
-	return READ_ONCE(p->se.avg.load_avg);
-#endif
 }
 
 #endif /* WP_SCHED_H */

@@ -138,6 +138,14 @@ void wp_stats_sum(struct wakeplace_policy *pol, struct wp_pstats *sum)
 			sum->cost_hist[i] -= READ_ONCE(b->cost_hist[i]);
 		}
 	} while (read_seqcount_retry(&wp_base_seq, seq));
+	/*
+	 * Shadow agreements are derived from the disagreements the CPUs
+	 * count: two counters summed while they run are no snapshot, and
+	 * counting agreements let a read show more of them than
+	 * comparisons.  This way agreed <= compared in every read.
+	 */
+	sum->v[WP_ST_SHADOW_AGREE] = sum->v[WP_ST_SHADOW_CMP] -
+		min(sum->v[WP_ST_SHADOW_CMP], sum->v[WP_ST_SHADOW_AGREE]);
 }
 
 /**

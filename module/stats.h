@@ -19,7 +19,7 @@ enum wp_stat {
 	WP_ST_COST_SAMPLES,
 	WP_ST_COST_NS,
 	WP_ST_SHADOW_CMP,
-	WP_ST_SHADOW_AGREE,
+	WP_ST_SHADOW_AGREE,	/* per CPU: disagreements; summed: agreements */
 	WP_ST_NR,
 };
 
