@@ -537,15 +537,29 @@ notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
 
 	if ((!core || test_bit(t, mask)) && wp_mask_try(w, llc, t)) {
 		w->outcome = WP_OUT_TARGET;
-		return t;
+		cpu = t;
+		goto found;
 	}
 	if (prev != t && wp_cpus_share_cache(prev, t) &&
 	    (!core || test_bit(prev, mask)) && wp_mask_try(w, llc, prev)) {
 		w->outcome = WP_OUT_PREV;
-		return prev;
+		cpu = prev;
+		goto found;
 	}
 	cpu = wp_mask_pick(w, llc, mask, t, tries);
-	if (cpu >= 0)
-		w->outcome = WP_OUT_MASK;
+	if (cpu < 0)
+		return cpu;
+	w->outcome = WP_OUT_MASK;
+found:
+	if (core && !w->shadow) {
+		int sib;
+
+		wp_count(WP_C_CORE_CLAIMS);
+		for_each_cpu(sib, cpu_smt_mask(cpu))
+			if (sib != cpu && !test_bit(sib, llc->idle)) {
+				wp_count(WP_C_CORE_CLAIM_BUSY);
+				break;
+			}
+	}
 	return cpu;
 }
