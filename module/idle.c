@@ -51,30 +51,89 @@ static DEFINE_PER_CPU(struct wp_reserve, wp_reserve);
 static u64 wp_res_hot_ns __read_mostly;
 static u64 wp_res_short_ns __read_mostly;
 
-static notrace void wp_mark_idle(struct wp_llc *llc, int cpu)
+/* Clear the core bits of @cpu's whole core: it is not an idle core. */
+static __always_inline void wp_core_clear(struct wp_llc *llc, int cpu)
 {
 	int sib;
 
-	if (!test_bit(cpu, llc->idle))
-		set_bit(cpu, llc->idle);
-	/* The whole core is idle when every sibling is. */
+	for_each_cpu(sib, cpu_smt_mask(cpu))
+		if (test_bit(sib, llc->core))
+			clear_bit(sib, llc->core);
+}
+
+static __always_inline bool wp_core_all_idle(struct wp_llc *llc, int cpu)
+{
+	int sib;
+
 	for_each_cpu(sib, cpu_smt_mask(cpu))
 		if (!test_bit(sib, llc->idle))
-			return;
+			return false;
+	return true;
+}
+
+/*
+ * Core bits never stay set while a sibling is busy.  Every path that
+ * clears an idle bit (wp_mark_busy(), a claim) clears it first and the
+ * core bits after it, with a full barrier between.  wp_mark_idle() sets
+ * the core bits only after reading every sibling idle, and then reads the
+ * siblings once more, after a full barrier, undoing the core bits if one
+ * went busy.  For a sibling B going busy while A goes idle: either A's
+ * second read sees B's idle bit clear, and A undoes, or it sees it set;
+ * then B's clear of its idle bit, and so B's clear of the core bits,
+ * come after A's read and so after A set the core bits: B's clear wins.
+ * What remains is a window of a few instructions in which the core bits
+ * are set and a sibling's idle bit is not; a core claim re-reads the
+ * siblings' idle bits after it won the core and refuses it then
+ * (wp_core_try(), counted as core_claim_busy).
+ */
+static notrace void wp_mark_idle(struct wp_llc *llc, int cpu)
+{
+	int sib, tok = cpumask_first(cpu_smt_mask(cpu));
+
+	if (!test_bit(cpu, llc->idle))
+		set_bit(cpu, llc->idle);
+	smp_mb();	/* our idle bit before the siblings' */
+	if (!wp_core_all_idle(llc, cpu))
+		return;
+	/* The core's first CPU last: its bit is the core's claim token. */
 	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (!test_bit(sib, llc->core))
+		if (sib != tok && !test_bit(sib, llc->core))
 			set_bit(sib, llc->core);
+	if (!test_bit(tok, llc->core))
+		set_bit(tok, llc->core);
+	smp_mb();	/* the core bits before the second read */
+	if (!wp_core_all_idle(llc, cpu))
+		wp_core_clear(llc, cpu);
 }
 
 static notrace void wp_mark_busy(struct wp_llc *llc, int cpu)
 {
-	int sib;
-
-	if (test_bit(cpu, llc->idle))
+	if (test_bit(cpu, llc->idle)) {
 		clear_bit(cpu, llc->idle);
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (test_bit(sib, llc->core))
-			clear_bit(sib, llc->core);
+		smp_mb__after_atomic();	/* the idle bit before the core bits */
+	} else {
+		/* Cleared by a claim, which ordered it: order our reads. */
+		smp_rmb();
+	}
+	wp_core_clear(llc, cpu);
+}
+
+/**
+ * wp_idle_claim() - claim @cpu from the idle mask: one waker wins it.
+ * @llc: @cpu's LLC state.
+ * @cpu: the CPU.
+ *
+ * Its core is then no longer an idle core: its core bits are cleared, after
+ * the idle bit, as wp_mark_busy() does.
+ *
+ * Return: true if this waker cleared @cpu's idle bit.
+ */
+notrace bool wp_idle_claim(struct wp_llc *llc, int cpu)
+{
+	if (!test_and_clear_bit(cpu, llc->idle))
+		return false;
+	wp_core_clear(llc, cpu);
+	return true;
 }
 
 static notrace struct wp_llc *wp_llc_raw(int cpu)
@@ -489,12 +548,65 @@ notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 	return true;
 }
 
+/*
+ * A whole idle core with @cpu in it, claimed as a whole: the core bit of
+ * the core's first CPU is the token one waker wins (test-and-clear), the
+ * winner clears the siblings' core bits so that no other waker sees the
+ * core idle, re-reads the siblings' idle bits (a sibling that went busy
+ * or was claimed meanwhile makes the core not idle: refused, counted as
+ * core_claim_busy), then claims @cpu's idle bit and re-checks its
+ * runqueue.  A shadow claims nothing: it only tests.
+ */
+static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
+				int cpu)
+{
+	int sib, tok;
+
+	if (!test_bit(cpu, llc->core) ||
+	    !cpumask_test_cpu(cpu, w->p->cpus_ptr))
+		return false;
+	if (w->shadow)
+		return wp_core_all_idle(llc, cpu) && cpu_active(cpu) &&
+		       wp_idle(w, cpu);
+	tok = cpumask_first(cpu_smt_mask(cpu));
+	if (!test_and_clear_bit(tok, llc->core)) {
+		w->claim_lost++;
+		return false;
+	}
+	wp_core_clear(llc, cpu);
+	wp_count(WP_C_CORE_CLAIMS);
+	for_each_cpu(sib, cpu_smt_mask(cpu))
+		if (sib != cpu && !test_bit(sib, llc->idle)) {
+			wp_count(WP_C_CORE_CLAIM_BUSY);
+			w->stale_hint++;
+			return false;
+		}
+	if (!test_and_clear_bit(cpu, llc->idle)) {
+		w->claim_lost++;
+		return false;
+	}
+	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
+		w->stale_hint++;
+		return false;
+	}
+	return true;
+}
+
+/* A CPU from @mask: an idle CPU, or a whole core from the core mask. */
+static __always_inline bool wp_try(struct wp_wakeup *w, struct wp_llc *llc,
+				   unsigned long *mask, int cpu)
+{
+	if (mask == llc->core)
+		return wp_core_try(w, llc, cpu);
+	return wp_mask_try(w, llc, cpu);
+}
+
 /**
  * wp_mask_pick() - the first CPU of @mask in p->cpus_ptr from @from,
  * wrapping, that can be claimed and is idle on re-check.
  * @w: the wakeup.
  * @llc: the LLC state @mask belongs to.
- * @mask: @llc->idle or @llc->core.
+ * @mask: @llc->idle, or @llc->core for a whole idle core (claimed whole).
  * @from: where the search starts.
  * @tries: at most this many candidates are claimed and re-checked.
  *
@@ -511,7 +623,7 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
 		if (tries-- <= 0)
 			break;
 		w->scanned++;
-		if (wp_mask_try(w, llc, cpu))
+		if (wp_try(w, llc, mask, cpu))
 			return cpu;
 	}
 	return -1;
@@ -523,7 +635,7 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
  * claimed and is idle on re-check.  Sets @w->outcome when it finds one.
  * @w: the wakeup.
  * @llc: target's LLC state.
- * @mask: @llc->idle, or @llc->core for a whole idle core.
+ * @mask: @llc->idle, or @llc->core for a whole idle core (claimed whole).
  * @tries: at most this many candidates for the mask walk.
  *
  * Return: the CPU, or -1.
@@ -531,35 +643,19 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
 notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
 			   unsigned long *mask, int tries)
 {
-	/* wp_mask_try() tests the idle bit itself; only a core mask adds one. */
-	bool core = mask != llc->idle;
 	int t = w->target, prev = w->prev, cpu;
 
-	if ((!core || test_bit(t, mask)) && wp_mask_try(w, llc, t)) {
+	if (wp_try(w, llc, mask, t)) {
 		w->outcome = WP_OUT_TARGET;
-		cpu = t;
-		goto found;
+		return t;
 	}
 	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    (!core || test_bit(prev, mask)) && wp_mask_try(w, llc, prev)) {
+	    wp_try(w, llc, mask, prev)) {
 		w->outcome = WP_OUT_PREV;
-		cpu = prev;
-		goto found;
+		return prev;
 	}
 	cpu = wp_mask_pick(w, llc, mask, t, tries);
-	if (cpu < 0)
-		return cpu;
-	w->outcome = WP_OUT_MASK;
-found:
-	if (core && !w->shadow) {
-		int sib;
-
-		wp_count(WP_C_CORE_CLAIMS);
-		for_each_cpu(sib, cpu_smt_mask(cpu))
-			if (sib != cpu && !test_bit(sib, llc->idle)) {
-				wp_count(WP_C_CORE_CLAIM_BUSY);
-				break;
-			}
-	}
+	if (cpu >= 0)
+		w->outcome = WP_OUT_MASK;
 	return cpu;
 }

@@ -79,11 +79,7 @@ stale:
 	return NULL;
 }
 
-/* Claim @cpu from the mask: only one waker wins an idle CPU. */
-static __always_inline bool wp_idle_claim(struct wp_llc *llc, int cpu)
-{
-	return test_and_clear_bit(cpu, llc->idle);
-}
+bool wp_idle_claim(struct wp_llc *llc, int cpu);
 
 /* Give back a claimed CPU that turned out unused. */
 static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
