@@ -35,19 +35,29 @@ static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
 
 /*
- * Per CPU, from sched_switch: when the running task's stint began
- * (shortwake's waker, cachehot's short sleepers), the last task preempted
- * here with its stint's start, and cachehot's reservation of a short
- * sleeper's CPU.  Task pointers are compared, never dereferenced.
+ * cachehot's reservation of a short sleeper's CPU, per CPU.  Wakers on
+ * other CPUs read it, so it has a cache line of its own, apart from the
+ * stint data below that its CPU writes on every switch, and it is written
+ * only when it changes (a reservation made or used up).  Task pointers are
+ * compared, never dereferenced.
  */
 struct wp_reserve {
 	struct task_struct *owner;
 	u64 until;
+} ____cacheline_aligned;
+static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_reserve, wp_reserve);
+
+/*
+ * Per CPU, from sched_switch, read only there: when the running task's
+ * stint began (shortwake's waker, cachehot's short sleepers), and the last
+ * task preempted here with its stint's start.
+ */
+struct wp_stint {
 	u64 in_ts;
 	struct task_struct *preempted;
 	u64 preempted_ts;
 };
-static DEFINE_PER_CPU(struct wp_reserve, wp_reserve);
+static DEFINE_PER_CPU(struct wp_stint, wp_stint);
 static u64 wp_res_hot_ns __read_mostly;
 static u64 wp_res_short_ns __read_mostly;
 
@@ -152,27 +162,30 @@ static notrace void wp_note_switch(struct task_struct *prev,
 				    unsigned int prev_state)
 {
 	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
+	struct wp_stint *st = this_cpu_ptr(&wp_stint);
 	u64 hot = READ_ONCE(wp_res_hot_ns), now = local_clock();
+	bool runnable = prev_state == TASK_RUNNING;
 
 	/* A CFS task going to sleep after a short run: keep its CPU warm. */
-	if (hot && !is_idle_task(prev) && prev_state != TASK_RUNNING &&
-	    now - r->in_ts < READ_ONCE(wp_res_short_ns)) {
-		WRITE_ONCE(r->owner, prev);
+	if (hot && !is_idle_task(prev) && !runnable &&
+	    now - st->in_ts < READ_ONCE(wp_res_short_ns)) {
+		if (READ_ONCE(r->owner) != prev)
+			WRITE_ONCE(r->owner, prev);
 		WRITE_ONCE(r->until, now + hot);
 	}
-	if (hot && next == r->owner)
+	if (hot && next == READ_ONCE(r->owner))
 		WRITE_ONCE(r->owner, NULL);
 	/*
 	 * A stint runs from a wakeup to the next sleep: a task preempted
 	 * (by a kworker, say) resumes its stint when it comes back, once.
 	 */
-	if (prev == r->preempted)
-		r->preempted = NULL;
-	if (prev_state == TASK_RUNNING && !is_idle_task(prev)) {
-		r->preempted = prev;
-		r->preempted_ts = r->in_ts;
+	if (prev == st->preempted)
+		st->preempted = NULL;
+	if (runnable && !is_idle_task(prev)) {
+		st->preempted = prev;
+		st->preempted_ts = st->in_ts;
 	}
-	r->in_ts = next == r->preempted ? r->preempted_ts : now;
+	st->in_ts = next == st->preempted ? st->preempted_ts : now;
 }
 
 static notrace void wp_probe_switch(void *data, bool preempt,
@@ -219,7 +232,7 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
  */
 notrace u64 wp_idle_ran_for(void)
 {
-	return local_clock() - this_cpu_ptr(&wp_reserve)->in_ts;
+	return local_clock() - this_cpu_ptr(&wp_stint)->in_ts;
 }
 
 /**
@@ -258,6 +271,9 @@ notrace bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now)
  * wp_idle_set_reserve() - cachehot's knobs, read by the sched_switch probe.
  * @hot_us: how long a short sleeper's CPU is kept for it (0: off).
  * @short_us: a run shorter than this makes a short sleeper.
+ *
+ * Called when they are set (cachehot's init, exit and tunables_changed),
+ * never from the wakeup path: every switch reads them.
  */
 void wp_idle_set_reserve(int hot_us, int short_us)
 {
