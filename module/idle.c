@@ -157,14 +157,19 @@ static notrace struct wp_llc *wp_llc_raw(int cpu)
 	return i < 0 ? NULL : &st->llc[i];
 }
 
-static notrace void wp_note_switch(struct task_struct *prev,
+/*
+ * @preempt: @prev was preempted; it is still runnable whatever its
+ * @prev_state says (a task preempted after set_current_state() and before
+ * schedule() has a sleeping state but is not going to sleep).
+ */
+static notrace void wp_note_switch(bool preempt, struct task_struct *prev,
 				    struct task_struct *next,
 				    unsigned int prev_state)
 {
 	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
 	struct wp_stint *st = this_cpu_ptr(&wp_stint);
 	u64 hot = READ_ONCE(wp_res_hot_ns), now = local_clock();
-	bool runnable = prev_state == TASK_RUNNING;
+	bool runnable = preempt || prev_state == TASK_RUNNING;
 
 	/* A CFS task going to sleep after a short run: keep its CPU warm. */
 	if (hot && !is_idle_task(prev) && !runnable &&
@@ -202,7 +207,7 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 		else if (is_idle_task(prev))
 			wp_mark_busy(llc, cpu);
 	}
-	wp_note_switch(prev, next, prev_state);
+	wp_note_switch(preempt, prev, next, prev_state);
 }
 
 static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
