@@ -8,7 +8,8 @@
  *
  * The state is built for the LLCs that exist and replaced as a whole (RCU)
  * when the topology changes: CPU hotplug, or sched domains rebuilt by
- * cpusets, which picks notice as a changed sd_llc_id or sd_llc_size.
+ * cpusets, which picks notice as a target whose LLC domain no longer spans
+ * the CPUs its state was built with (wp_llc_of()).
  *
  * It exists only while a policy that needs it is active or shadowed.
  */
@@ -295,6 +296,7 @@ static void wp_state_free(struct wp_idle_state *st)
 	for (i = 0; i < st->nr_llc; i++) {
 		kfree(st->llc[i].idle);
 		kfree(st->llc[i].core);
+		bitmap_free(st->llc[i].span);
 	}
 	kfree(st->llc_of);
 	kfree(st);
@@ -340,7 +342,8 @@ static struct wp_idle_state *wp_state_build(void)
 		st->llc[i].id = ids[i];
 		st->llc[i].idle = wp_line_bitmap();
 		st->llc[i].core = wp_line_bitmap();
-		if (!st->llc[i].idle || !st->llc[i].core)
+		st->llc[i].span = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+		if (!st->llc[i].idle || !st->llc[i].core || !st->llc[i].span)
 			goto fail;
 	}
 	for_each_online_cpu(cpu) {
@@ -350,7 +353,8 @@ static struct wp_idle_state *wp_state_build(void)
 		if (i == n)
 			continue;
 		st->llc_of[cpu] = i;
-		st->llc[i].weight = wp_sd_llc_size(cpu);
+		set_bit(cpu, st->llc[i].span);
+		st->llc[i].weight++;
 	}
 	/* Seed from the runqueues; the probes keep it current from here. */
 	preempt_disable();
