@@ -62,89 +62,22 @@ static DEFINE_PER_CPU(struct wp_stint, wp_stint);
 static u64 wp_res_hot_ns __read_mostly;
 static u64 wp_res_short_ns __read_mostly;
 
-/* Clear the core bits of @cpu's whole core: it is not an idle core. */
-static __always_inline void wp_core_clear(struct wp_llc *llc, int cpu)
-{
-	int sib;
-
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (test_bit(sib, llc->core))
-			clear_bit(sib, llc->core);
-}
-
-static __always_inline bool wp_core_all_idle(struct wp_llc *llc, int cpu)
-{
-	int sib;
-
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (!test_bit(sib, llc->idle))
-			return false;
-	return true;
-}
-
 /*
- * Core bits never stay set while a sibling is busy.  Every path that
- * clears an idle bit (wp_mark_busy(), a claim) clears it first and the
- * core bits after it, with a full barrier between.  wp_mark_idle() sets
- * the core bits only after reading every sibling idle, and then reads the
- * siblings once more, after a full barrier, undoing the core bits if one
- * went busy.  For a sibling B going busy while A goes idle: either A's
- * second read sees B's idle bit clear, and A undoes, or it sees it set;
- * then B's clear of its idle bit, and so B's clear of the core bits,
- * come after A's read and so after A set the core bits: B's clear wins.
- * What remains is a window of a few instructions in which the core bits
- * are set and a sibling's idle bit is not; a core claim re-reads the
- * siblings' idle bits after it won the core and refuses it then
- * (wp_core_try(), counted as core_claim_busy).
+ * Only the idle bits are kept: a core is idle when the idle bits of all its
+ * SMT siblings are set, read from one word of the mask (wp_core_bits()),
+ * so there is no second mask to update apart from the first and no moment
+ * at which a core can read idle while a sibling's bit is clear.
  */
 static notrace void wp_mark_idle(struct wp_llc *llc, int cpu)
 {
-	int sib, tok = cpumask_first(cpu_smt_mask(cpu));
-
 	if (!test_bit(cpu, llc->idle))
 		set_bit(cpu, llc->idle);
-	smp_mb();	/* our idle bit before the siblings' */
-	if (!wp_core_all_idle(llc, cpu))
-		return;
-	/* The core's first CPU last: its bit is the core's claim token. */
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (sib != tok && !test_bit(sib, llc->core))
-			set_bit(sib, llc->core);
-	if (!test_bit(tok, llc->core))
-		set_bit(tok, llc->core);
-	smp_mb();	/* the core bits before the second read */
-	if (!wp_core_all_idle(llc, cpu))
-		wp_core_clear(llc, cpu);
 }
 
 static notrace void wp_mark_busy(struct wp_llc *llc, int cpu)
 {
-	if (test_bit(cpu, llc->idle)) {
+	if (test_bit(cpu, llc->idle))
 		clear_bit(cpu, llc->idle);
-		smp_mb__after_atomic();	/* the idle bit before the core bits */
-	} else {
-		/* Cleared by a claim, which ordered it: order our reads. */
-		smp_rmb();
-	}
-	wp_core_clear(llc, cpu);
-}
-
-/**
- * wp_idle_claim() - claim @cpu from the idle mask: one waker wins it.
- * @llc: @cpu's LLC state.
- * @cpu: the CPU.
- *
- * Its core is then no longer an idle core: its core bits are cleared, after
- * the idle bit, as wp_mark_busy() does.
- *
- * Return: true if this waker cleared @cpu's idle bit.
- */
-notrace bool wp_idle_claim(struct wp_llc *llc, int cpu)
-{
-	if (!test_and_clear_bit(cpu, llc->idle))
-		return false;
-	wp_core_clear(llc, cpu);
-	return true;
 }
 
 static notrace struct wp_llc *wp_llc_raw(int cpu)
@@ -295,7 +228,6 @@ static void wp_state_free(struct wp_idle_state *st)
 		return;
 	for (i = 0; i < st->nr_llc; i++) {
 		kfree(st->llc[i].idle);
-		kfree(st->llc[i].core);
 		bitmap_free(st->llc[i].span);
 	}
 	kfree(st->llc_of);
@@ -341,9 +273,8 @@ static struct wp_idle_state *wp_state_build(void)
 	for (i = 0; i < n; i++) {
 		st->llc[i].id = ids[i];
 		st->llc[i].idle = wp_line_bitmap();
-		st->llc[i].core = wp_line_bitmap();
 		st->llc[i].span = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
-		if (!st->llc[i].idle || !st->llc[i].core || !st->llc[i].span)
+		if (!st->llc[i].idle || !st->llc[i].span)
 			goto fail;
 	}
 	for_each_online_cpu(cpu) {
@@ -574,41 +505,51 @@ notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 }
 
 /*
- * A whole idle core with @cpu in it, claimed as a whole: the core bit of
- * the core's first CPU is the token one waker wins (test-and-clear), the
- * winner clears the siblings' core bits so that no other waker sees the
- * core idle, re-reads the siblings' idle bits (a sibling that went busy
- * or was claimed meanwhile makes the core not idle: refused, counted as
- * core_claim_busy), then claims @cpu's idle bit and re-checks its
- * runqueue.  A shadow claims nothing: it only tests.
+ * The bits of @cpu's SMT core in @cpu's word of the idle mask, or 0 when
+ * a sibling's bit is in another word (siblings more than BITS_PER_LONG
+ * CPU ids apart): such a core is never claimed whole, since one atomic
+ * operation must see all of it.
+ */
+static __always_inline unsigned long wp_core_bits(int cpu)
+{
+	unsigned long m = 0;
+	int sib;
+
+	for_each_cpu(sib, cpu_smt_mask(cpu)) {
+		if (BIT_WORD(sib) != BIT_WORD(cpu))
+			return 0;
+		m |= BIT_MASK(sib);
+	}
+	return m;
+}
+
+/*
+ * A whole idle core with @cpu in it, claimed as a whole: one cmpxchg of
+ * the word holding the idle bits of all the core's siblings clears @cpu's
+ * bit only while every sibling's bit is set.  One waker wins (the word
+ * changes under the others), and afterwards the core no longer reads idle
+ * to anyone, while its idle siblings stay available to idle-CPU searches.
+ * Then @cpu's runqueue is re-checked.  A shadow claims nothing.
  */
 static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
 				int cpu)
 {
-	int sib, tok;
+	unsigned long m = wp_core_bits(cpu), *word = &llc->idle[BIT_WORD(cpu)];
+	unsigned long old = READ_ONCE(*word);
 
-	if (!test_bit(cpu, llc->core) ||
-	    !cpumask_test_cpu(cpu, w->p->cpus_ptr))
+	if (!m || (old & m) != m || !cpumask_test_cpu(cpu, w->p->cpus_ptr))
 		return false;
-	if (w->shadow)
-		return wp_core_all_idle(llc, cpu) && cpu_active(cpu) &&
-		       wp_idle(w, cpu);
-	tok = cpumask_first(cpu_smt_mask(cpu));
-	if (!test_and_clear_bit(tok, llc->core)) {
-		w->claim_lost++;
-		return false;
-	}
-	wp_core_clear(llc, cpu);
-	wp_count(WP_C_CORE_CLAIMS);
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (sib != cpu && !test_bit(sib, llc->idle)) {
+	if (!w->shadow) {
+		do {
+			if ((old & m) != m) {
+				w->claim_lost++;
+				return false;
+			}
+		} while (!try_cmpxchg(word, &old, old & ~BIT_MASK(cpu)));
+		wp_count(WP_C_CORE_CLAIMS);
+		/* What the claim saw of the siblings: never busy (see above). */
+		if (unlikely((old & m) != m))
 			wp_count(WP_C_CORE_CLAIM_BUSY);
-			w->stale_hint++;
-			return false;
-		}
-	if (!test_and_clear_bit(cpu, llc->idle)) {
-		w->claim_lost++;
-		return false;
 	}
 	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
 		w->stale_hint++;
@@ -617,38 +558,36 @@ static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
 	return true;
 }
 
-/* A CPU from @mask: an idle CPU, or a whole core from the core mask. */
-static __always_inline bool wp_try(struct wp_wakeup *w, struct wp_llc *llc,
-				   unsigned long *mask, int cpu)
-{
-	if (mask == llc->core)
-		return wp_core_try(w, llc, cpu);
-	return wp_mask_try(w, llc, cpu);
-}
-
 /**
- * wp_mask_pick() - the first CPU of @mask in p->cpus_ptr from @from,
- * wrapping, that can be claimed and is idle on re-check.
+ * wp_mask_pick() - the first CPU of the idle mask in p->cpus_ptr from
+ * @from, wrapping, that can be claimed and is idle on re-check.
  * @w: the wakeup.
- * @llc: the LLC state @mask belongs to.
- * @mask: @llc->idle, or @llc->core for a whole idle core (claimed whole).
+ * @llc: the LLC state.
+ * @core: only CPUs whose whole core is idle, claimed whole.
  * @from: where the search starts.
  * @tries: at most this many candidates are claimed and re-checked.
  *
  * Return: the CPU, or -1.
  */
-notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
-			 unsigned long *mask, int from, int tries)
+notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
+			 int from, int tries)
 {
 	struct cpumask *cpus = wp_scratch_mask();
 	int cpu;
 
-	cpumask_and(cpus, to_cpumask(mask), w->p->cpus_ptr);
+	cpumask_and(cpus, to_cpumask(llc->idle), w->p->cpus_ptr);
 	for_each_cpu_wrap(cpu, cpus, from) {
+		unsigned long m;
+
+		if (core) {
+			m = wp_core_bits(cpu);
+			if (!m || (READ_ONCE(llc->idle[BIT_WORD(cpu)]) & m) != m)
+				continue;
+		}
 		if (tries-- <= 0)
 			break;
 		w->scanned++;
-		if (wp_try(w, llc, mask, cpu))
+		if (core ? wp_core_try(w, llc, cpu) : wp_mask_try(w, llc, cpu))
 			return cpu;
 	}
 	return -1;
@@ -656,30 +595,31 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
 
 /**
  * wp_mask_search() - target, then prev if it shares target's cache, then
- * wp_mask_pick() from target: the first that is set in @mask, can be
- * claimed and is idle on re-check.  Sets @w->outcome when it finds one.
+ * wp_mask_pick() from target: the first idle CPU (or, with @core, CPU of
+ * a whole idle core) that can be claimed and is idle on re-check.  Sets
+ * @w->outcome when it finds one.
  * @w: the wakeup.
  * @llc: target's LLC state.
- * @mask: @llc->idle, or @llc->core for a whole idle core (claimed whole).
+ * @core: a whole idle core, claimed whole (wp_core_try()).
  * @tries: at most this many candidates for the mask walk.
  *
  * Return: the CPU, or -1.
  */
-notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
-			   unsigned long *mask, int tries)
+notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
+			   int tries)
 {
 	int t = w->target, prev = w->prev, cpu;
 
-	if (wp_try(w, llc, mask, t)) {
+	if (core ? wp_core_try(w, llc, t) : wp_mask_try(w, llc, t)) {
 		w->outcome = WP_OUT_TARGET;
 		return t;
 	}
 	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    wp_try(w, llc, mask, prev)) {
+	    (core ? wp_core_try(w, llc, prev) : wp_mask_try(w, llc, prev))) {
 		w->outcome = WP_OUT_PREV;
 		return prev;
 	}
-	cpu = wp_mask_pick(w, llc, mask, t, tries);
+	cpu = wp_mask_pick(w, llc, core, t, tries);
 	if (cpu >= 0)
 		w->outcome = WP_OUT_MASK;
 	return cpu;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-LLC idle state: which CPUs, and which whole cores, are idle.  A hint
- * kept cheap to read: one object per LLC, its masks on their own cache
+ * Per-LLC idle state: which CPUs, and so which whole cores, are idle.  A
+ * hint kept cheap to read: one object per LLC, its mask on its own cache
  * lines, written only on real transitions.
  */
 #ifndef WP_IDLE_H
@@ -16,14 +16,12 @@
 /**
  * struct wp_llc - idle state of one LLC.
  * @idle: CPUs of the LLC running their idle task (own cache line).
- * @core: CPUs of the LLC whose whole SMT core is idle (own cache line).
  * @span: the CPUs of the LLC when the state was built (read-only).
  * @id: the kernel's sd_llc_id of the LLC when the state was built.
  * @weight: CPUs in @span.
  */
 struct wp_llc {
 	unsigned long *idle;
-	unsigned long *core;
 	unsigned long *span;
 	int id;
 	int weight;
@@ -92,7 +90,11 @@ stale:
 	return NULL;
 }
 
-bool wp_idle_claim(struct wp_llc *llc, int cpu);
+/* Claim @cpu from the mask: only one waker wins an idle CPU. */
+static __always_inline bool wp_idle_claim(struct wp_llc *llc, int cpu)
+{
+	return test_and_clear_bit(cpu, llc->idle);
+}
 
 /* Give back a claimed CPU that turned out unused. */
 static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
@@ -102,10 +104,10 @@ static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
 }
 
 bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
-int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, unsigned long *mask,
+int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		 int from, int tries);
-int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
-		   unsigned long *mask, int tries);
+int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
+		   int tries);
 struct cpumask *wp_scratch_mask(void);
 
 u64 wp_idle_ran_for(void);

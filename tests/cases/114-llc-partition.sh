@@ -7,10 +7,10 @@
 # is a partition over CPUs 0-2, Q an isolated partition inside it over CPU
 # 2, W a member of P where the probe runs (P's CPUs less Q's), and the
 # root keeps CPU 3.  The idle state is built then: CPU 0's LLC domain is
-# {0,1} (id 0, size 2).  Then one write moves Q to CPU 1: CPU 0's LLC
-# domain is {0,2}, still id 0 and size 2, and no other CPU where tasks
-# wake changes (the root's CPU 3 stays alone, Q has no task), so nothing
-# but the probe's own picks can notice.  A wakeprobe in W (waker on 0,
+# {0,1} (id 0, size 2).  Then Q moves to CPU 1: CPU 0's LLC domain is
+# {0,2}, still id 0 and size 2, and no other CPU where tasks wake changes
+# (the root's CPU 3 stays alone, Q has no task), so nothing but the
+# probe's own picks can notice.  A wakeprobe in W (waker on 0,
 # wakee's prev 0: target 0 busy) must land on 2, the idle CPU of its LLC
 # now, and every traced pick of a target in {0,2} must choose a CPU in
 # {0,2}.  A state checked only by (id, size) keeps offering CPU 1, which
@@ -51,8 +51,17 @@ check_part() {
 	[ "$(cpulist_expand "$e")" = "$(cpulist_expand "$3")" ] ||
 		fail "${1#"$cg"/}: effective CPUs '$e', wanted $3"
 }
+# doms0: the kernel's sched domains of CPU 0 and their spans (hex masks)
+# from /proc/schedstat (later versions put the domain's name first).
+doms0() {
+	awk '$1 ~ /^cpu/ { c = $1 }
+	     c == "cpu0" && $1 ~ /^domain/ {
+		printf "%s %s ", $1, ($2 ~ /^[0-9a-f,]+$/ ? $2 : $3) }' /proc/schedstat
+}
 check_part $P root 0-1
 check_part $Q isolated 2
+d=$(doms0)
+[ "$d" = "domain0 3 " ] || fail "CPU 0's sched domains: '$d', wanted one over CPUs 0,1 (mask 3)"
 
 wp_load policy=idlemask
 at_exit 'wp_loaded && rmmod wakeplace'
@@ -66,15 +75,24 @@ probe_in_w() {
 }
 landed() { awk -v c="$2" '$1 == "cpu" && $2 == c { print $3 }' <<<"$1"; }
 
+log "CPU 0's domains: $d"
 out=$(probe_in_w)
 log "W on {0,1}: $(tr '\n' ' ' <<<"$out")"
 on1=$(landed "$out" 1)
 assert_ge "${on1:-0}" 20 "wakeups on CPU 1, the idle CPU of W's LLC {0,1}"
 
-# The swap, in one write: Q gives 2 back to P and takes 1.
+# The swap: Q gives 2 back to P and takes 1.  6.1 moves the CPUs but
+# keeps the domains until the next rebuild (CPU 0's stayed {0,1}); a
+# change of Q's partition state rebuilds them: Q is a member for a moment
+# (P over 0-2, CPU 0's LLC {0,1,2}), then isolated again.
 echo 1 > $Q/cpuset.cpus || fail "cannot move Q to CPU 1"
+echo member > $Q/cpuset.cpus.partition || fail "cannot make Q a member"
+echo isolated > $Q/cpuset.cpus.partition || fail "cannot make Q isolated again"
 check_part $P root 0,2
 check_part $Q isolated 1
+d=$(doms0)
+log "CPU 0's domains: $d"
+[ "$d" = "domain0 5 " ] || fail "CPU 0's sched domains after the swap: '$d', wanted one over CPUs 0,2 (mask 5)"
 rb=$(awk '$1 == "rebuilds" { print $2 }' "$(wp_sysfs counters)")
 
 echo > "$inst/trace"
