@@ -5,7 +5,8 @@
 #
 # On the smt topology (one LLC of 4 CPUs), with cgroup v2 partitions: P
 # is a partition over CPUs 0-2, Q an isolated partition inside it over CPU
-# 2, W a member of P where the probe runs (P's CPUs less Q's), and the
+# 2 (a root partition over CPU 1 after the swap), W a member of P where
+# the probe runs (P's CPUs less Q's), and the
 # root keeps CPU 3.  The idle state is built then: CPU 0's LLC domain is
 # {0,1} (id 0, size 2).  Then Q moves to CPU 1: CPU 0's LLC domain is
 # {0,2}, still id 0 and size 2, and no other CPU where tasks wake changes
@@ -82,14 +83,13 @@ on1=$(landed "$out" 1)
 assert_ge "${on1:-0}" 20 "wakeups on CPU 1, the idle CPU of W's LLC {0,1}"
 
 # The swap: Q gives 2 back to P and takes 1.  6.1 moves the CPUs but
-# keeps the domains until the next rebuild (CPU 0's stayed {0,1}); a
-# change of Q's partition state rebuilds them: Q is a member for a moment
-# (P over 0-2, CPU 0's LLC {0,1,2}), then isolated again.
+# keeps the domains until the next rebuild (CPU 0's stayed {0,1}); Q
+# turning from an isolated into a load-balanced partition rebuilds them,
+# with P over {0,2} throughout (a one-CPU partition has no domain either).
 echo 1 > $Q/cpuset.cpus || fail "cannot move Q to CPU 1"
-echo member > $Q/cpuset.cpus.partition || fail "cannot make Q a member"
-echo isolated > $Q/cpuset.cpus.partition || fail "cannot make Q isolated again"
+echo root > $Q/cpuset.cpus.partition || fail "cannot make Q a root partition"
 check_part $P root 0,2
-check_part $Q isolated 1
+check_part $Q root 1
 d=$(doms0)
 log "CPU 0's domains: $d"
 [ "$d" = "domain0 5 " ] || fail "CPU 0's sched domains after the swap: '$d', wanted one over CPUs 0,2 (mask 5)"
