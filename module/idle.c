@@ -8,7 +8,8 @@
  *
  * The state is built for the LLCs that exist and replaced as a whole (RCU)
  * when the topology changes: CPU hotplug, or sched domains rebuilt by
- * cpusets, which picks notice as a changed sd_llc_id or sd_llc_size.
+ * cpusets, which picks notice as a target whose LLC domain no longer spans
+ * the CPUs its state was built with (wp_llc_of()).
  *
  * It exists only while a policy that needs it is active or shadowed.
  */
@@ -35,46 +36,48 @@ static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
 
 /*
- * Per CPU, from sched_switch: when the running task's stint began
- * (shortwake's waker, cachehot's short sleepers), the last task preempted
- * here with its stint's start, and cachehot's reservation of a short
- * sleeper's CPU.  Task pointers are compared, never dereferenced.
+ * cachehot's reservation of a short sleeper's CPU, per CPU.  Wakers on
+ * other CPUs read it, so it has a cache line of its own, apart from the
+ * stint data below that its CPU writes on every switch, and it is written
+ * only when it changes (a reservation made or used up).  Task pointers are
+ * compared, never dereferenced.
  */
 struct wp_reserve {
 	struct task_struct *owner;
 	u64 until;
+} ____cacheline_aligned;
+static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_reserve, wp_reserve);
+
+/*
+ * Per CPU, from sched_switch, read only there: when the running task's
+ * stint began (shortwake's waker, cachehot's short sleepers), and the last
+ * task preempted here with its stint's start.
+ */
+struct wp_stint {
 	u64 in_ts;
 	struct task_struct *preempted;
 	u64 preempted_ts;
 };
-static DEFINE_PER_CPU(struct wp_reserve, wp_reserve);
+static DEFINE_PER_CPU(struct wp_stint, wp_stint);
 static u64 wp_res_hot_ns __read_mostly;
 static u64 wp_res_short_ns __read_mostly;
 
+/*
+ * Only the idle bits are kept: a core is idle when the idle bits of all its
+ * SMT siblings are set, read from one word of the mask (wp_core_bits()),
+ * so there is no second mask to update apart from the first and no moment
+ * at which a core can read idle while a sibling's bit is clear.
+ */
 static notrace void wp_mark_idle(struct wp_llc *llc, int cpu)
 {
-	int sib;
-
 	if (!test_bit(cpu, llc->idle))
 		set_bit(cpu, llc->idle);
-	/* The whole core is idle when every sibling is. */
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (!test_bit(sib, llc->idle))
-			return;
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (!test_bit(sib, llc->core))
-			set_bit(sib, llc->core);
 }
 
 static notrace void wp_mark_busy(struct wp_llc *llc, int cpu)
 {
-	int sib;
-
 	if (test_bit(cpu, llc->idle))
 		clear_bit(cpu, llc->idle);
-	for_each_cpu(sib, cpu_smt_mask(cpu))
-		if (test_bit(sib, llc->core))
-			clear_bit(sib, llc->core);
 }
 
 static notrace struct wp_llc *wp_llc_raw(int cpu)
@@ -88,32 +91,40 @@ static notrace struct wp_llc *wp_llc_raw(int cpu)
 	return i < 0 ? NULL : &st->llc[i];
 }
 
-static notrace void wp_note_switch(struct task_struct *prev,
+/*
+ * @preempt: @prev was preempted; it is still runnable whatever its
+ * @prev_state says (a task preempted after set_current_state() and before
+ * schedule() has a sleeping state but is not going to sleep).
+ */
+static notrace void wp_note_switch(bool preempt, struct task_struct *prev,
 				    struct task_struct *next,
 				    unsigned int prev_state)
 {
 	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
+	struct wp_stint *st = this_cpu_ptr(&wp_stint);
 	u64 hot = READ_ONCE(wp_res_hot_ns), now = local_clock();
+	bool runnable = preempt || prev_state == TASK_RUNNING;
 
 	/* A CFS task going to sleep after a short run: keep its CPU warm. */
-	if (hot && !is_idle_task(prev) && prev_state != TASK_RUNNING &&
-	    now - r->in_ts < READ_ONCE(wp_res_short_ns)) {
-		WRITE_ONCE(r->owner, prev);
+	if (hot && !is_idle_task(prev) && !runnable &&
+	    now - st->in_ts < READ_ONCE(wp_res_short_ns)) {
+		if (READ_ONCE(r->owner) != prev)
+			WRITE_ONCE(r->owner, prev);
 		WRITE_ONCE(r->until, now + hot);
 	}
-	if (hot && next == r->owner)
+	if (hot && next == READ_ONCE(r->owner))
 		WRITE_ONCE(r->owner, NULL);
 	/*
 	 * A stint runs from a wakeup to the next sleep: a task preempted
 	 * (by a kworker, say) resumes its stint when it comes back, once.
 	 */
-	if (prev == r->preempted)
-		r->preempted = NULL;
-	if (prev_state == TASK_RUNNING && !is_idle_task(prev)) {
-		r->preempted = prev;
-		r->preempted_ts = r->in_ts;
+	if (prev == st->preempted)
+		st->preempted = NULL;
+	if (runnable && !is_idle_task(prev)) {
+		st->preempted = prev;
+		st->preempted_ts = st->in_ts;
 	}
-	r->in_ts = next == r->preempted ? r->preempted_ts : now;
+	st->in_ts = next == st->preempted ? st->preempted_ts : now;
 }
 
 static notrace void wp_probe_switch(void *data, bool preempt,
@@ -130,7 +141,7 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 		else if (is_idle_task(prev))
 			wp_mark_busy(llc, cpu);
 	}
-	wp_note_switch(prev, next, prev_state);
+	wp_note_switch(preempt, prev, next, prev_state);
 }
 
 static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
@@ -160,7 +171,7 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
  */
 notrace u64 wp_idle_ran_for(void)
 {
-	return local_clock() - this_cpu_ptr(&wp_reserve)->in_ts;
+	return local_clock() - this_cpu_ptr(&wp_stint)->in_ts;
 }
 
 /**
@@ -199,6 +210,9 @@ notrace bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now)
  * wp_idle_set_reserve() - cachehot's knobs, read by the sched_switch probe.
  * @hot_us: how long a short sleeper's CPU is kept for it (0: off).
  * @short_us: a run shorter than this makes a short sleeper.
+ *
+ * Called when they are set (cachehot's init, exit and tunables_changed),
+ * never from the wakeup path: every switch reads them.
  */
 void wp_idle_set_reserve(int hot_us, int short_us)
 {
@@ -214,7 +228,7 @@ static void wp_state_free(struct wp_idle_state *st)
 		return;
 	for (i = 0; i < st->nr_llc; i++) {
 		kfree(st->llc[i].idle);
-		kfree(st->llc[i].core);
+		bitmap_free(st->llc[i].span);
 	}
 	kfree(st->llc_of);
 	kfree(st);
@@ -259,8 +273,8 @@ static struct wp_idle_state *wp_state_build(void)
 	for (i = 0; i < n; i++) {
 		st->llc[i].id = ids[i];
 		st->llc[i].idle = wp_line_bitmap();
-		st->llc[i].core = wp_line_bitmap();
-		if (!st->llc[i].idle || !st->llc[i].core)
+		st->llc[i].span = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+		if (!st->llc[i].idle || !st->llc[i].span)
 			goto fail;
 	}
 	for_each_online_cpu(cpu) {
@@ -270,7 +284,8 @@ static struct wp_idle_state *wp_state_build(void)
 		if (i == n)
 			continue;
 		st->llc_of[cpu] = i;
-		st->llc[i].weight = wp_sd_llc_size(cpu);
+		set_bit(cpu, st->llc[i].span);
+		st->llc[i].weight++;
 	}
 	/* Seed from the runqueues; the probes keep it current from here. */
 	preempt_disable();
@@ -489,29 +504,90 @@ notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 	return true;
 }
 
+/*
+ * The bits of @cpu's SMT core in @cpu's word of the idle mask, or 0 when
+ * a sibling's bit is in another word (siblings more than BITS_PER_LONG
+ * CPU ids apart): such a core is never claimed whole, since one atomic
+ * operation must see all of it.
+ */
+static __always_inline unsigned long wp_core_bits(int cpu)
+{
+	unsigned long m = 0;
+	int sib;
+
+	for_each_cpu(sib, cpu_smt_mask(cpu)) {
+		if (BIT_WORD(sib) != BIT_WORD(cpu))
+			return 0;
+		m |= BIT_MASK(sib);
+	}
+	return m;
+}
+
+/*
+ * A whole idle core with @cpu in it, claimed as a whole: one cmpxchg of
+ * the word holding the idle bits of all the core's siblings clears @cpu's
+ * bit only while every sibling's bit is set.  One waker wins (the word
+ * changes under the others), and afterwards the core no longer reads idle
+ * to anyone, while its idle siblings stay available to idle-CPU searches.
+ * Then @cpu's runqueue is re-checked.  A shadow claims nothing.
+ */
+static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
+				int cpu)
+{
+	unsigned long m = wp_core_bits(cpu), *word = &llc->idle[BIT_WORD(cpu)];
+	unsigned long old = READ_ONCE(*word);
+
+	if (!m || (old & m) != m || !cpumask_test_cpu(cpu, w->p->cpus_ptr))
+		return false;
+	if (!w->shadow) {
+		do {
+			if ((old & m) != m) {
+				w->claim_lost++;
+				return false;
+			}
+		} while (!try_cmpxchg(word, &old, old & ~BIT_MASK(cpu)));
+		wp_count(WP_C_CORE_CLAIMS);
+		/* What the claim saw of the siblings: never busy (see above). */
+		if (unlikely((old & m) != m))
+			wp_count(WP_C_CORE_CLAIM_BUSY);
+	}
+	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
+		w->stale_hint++;
+		return false;
+	}
+	return true;
+}
+
 /**
- * wp_mask_pick() - the first CPU of @mask in p->cpus_ptr from @from,
- * wrapping, that can be claimed and is idle on re-check.
+ * wp_mask_pick() - the first CPU of the idle mask in p->cpus_ptr from
+ * @from, wrapping, that can be claimed and is idle on re-check.
  * @w: the wakeup.
- * @llc: the LLC state @mask belongs to.
- * @mask: @llc->idle or @llc->core.
+ * @llc: the LLC state.
+ * @core: only CPUs whose whole core is idle, claimed whole.
  * @from: where the search starts.
  * @tries: at most this many candidates are claimed and re-checked.
  *
  * Return: the CPU, or -1.
  */
-notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
-			 unsigned long *mask, int from, int tries)
+notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
+			 int from, int tries)
 {
 	struct cpumask *cpus = wp_scratch_mask();
 	int cpu;
 
-	cpumask_and(cpus, to_cpumask(mask), w->p->cpus_ptr);
+	cpumask_and(cpus, to_cpumask(llc->idle), w->p->cpus_ptr);
 	for_each_cpu_wrap(cpu, cpus, from) {
+		unsigned long m;
+
+		if (core) {
+			m = wp_core_bits(cpu);
+			if (!m || (READ_ONCE(llc->idle[BIT_WORD(cpu)]) & m) != m)
+				continue;
+		}
 		if (tries-- <= 0)
 			break;
 		w->scanned++;
-		if (wp_mask_try(w, llc, cpu))
+		if (core ? wp_core_try(w, llc, cpu) : wp_mask_try(w, llc, cpu))
 			return cpu;
 	}
 	return -1;
@@ -519,32 +595,31 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc,
 
 /**
  * wp_mask_search() - target, then prev if it shares target's cache, then
- * wp_mask_pick() from target: the first that is set in @mask, can be
- * claimed and is idle on re-check.  Sets @w->outcome when it finds one.
+ * wp_mask_pick() from target: the first idle CPU (or, with @core, CPU of
+ * a whole idle core) that can be claimed and is idle on re-check.  Sets
+ * @w->outcome when it finds one.
  * @w: the wakeup.
  * @llc: target's LLC state.
- * @mask: @llc->idle, or @llc->core for a whole idle core.
+ * @core: a whole idle core, claimed whole (wp_core_try()).
  * @tries: at most this many candidates for the mask walk.
  *
  * Return: the CPU, or -1.
  */
-notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
-			   unsigned long *mask, int tries)
+notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
+			   int tries)
 {
-	/* wp_mask_try() tests the idle bit itself; only a core mask adds one. */
-	bool core = mask != llc->idle;
 	int t = w->target, prev = w->prev, cpu;
 
-	if ((!core || test_bit(t, mask)) && wp_mask_try(w, llc, t)) {
+	if (core ? wp_core_try(w, llc, t) : wp_mask_try(w, llc, t)) {
 		w->outcome = WP_OUT_TARGET;
 		return t;
 	}
 	if (prev != t && wp_cpus_share_cache(prev, t) &&
-	    (!core || test_bit(prev, mask)) && wp_mask_try(w, llc, prev)) {
+	    (core ? wp_core_try(w, llc, prev) : wp_mask_try(w, llc, prev))) {
 		w->outcome = WP_OUT_PREV;
 		return prev;
 	}
-	cpu = wp_mask_pick(w, llc, mask, t, tries);
+	cpu = wp_mask_pick(w, llc, core, t, tries);
 	if (cpu >= 0)
 		w->outcome = WP_OUT_MASK;
 	return cpu;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-LLC idle state: which CPUs, and which whole cores, are idle.  A hint
- * kept cheap to read: one object per LLC, its masks on their own cache
+ * Per-LLC idle state: which CPUs, and so which whole cores, are idle.  A
+ * hint kept cheap to read: one object per LLC, its mask on its own cache
  * lines, written only on real transitions.
  */
 #ifndef WP_IDLE_H
@@ -16,13 +16,13 @@
 /**
  * struct wp_llc - idle state of one LLC.
  * @idle: CPUs of the LLC running their idle task (own cache line).
- * @core: CPUs of the LLC whose whole SMT core is idle (own cache line).
+ * @span: the CPUs of the LLC when the state was built (read-only).
  * @id: the kernel's sd_llc_id of the LLC when the state was built.
- * @weight: CPUs in the LLC when the state was built.
+ * @weight: CPUs in @span.
  */
 struct wp_llc {
 	unsigned long *idle;
-	unsigned long *core;
+	unsigned long *span;
 	int id;
 	int weight;
 };
@@ -51,6 +51,11 @@ void wp_idle_request_rebuild(void);
  * wp_llc_of() - the idle state of @cpu's LLC, if it is current.
  * @cpu: a CPU.
  *
+ * The state is current for @cpu when the kernel's LLC of @cpu now spans
+ * exactly the CPUs the state's LLC was built with: every CPU its masks can
+ * hand out is then in @cpu's LLC.  The LLC's id and size alone do not
+ * tell: cpusets can swap CPUs between LLC domains and keep both.
+ *
  * Return: the LLC's state, or NULL while the state is missing or stale (the
  * kernel's LLC of @cpu changed since it was built: hotplug, cpusets); a
  * rebuild has then been requested and the caller falls back.
@@ -58,6 +63,7 @@ void wp_idle_request_rebuild(void);
 static __always_inline struct wp_llc *wp_llc_of(int cpu)
 {
 	struct wp_idle_state *st = rcu_dereference_sched(wp_idle_st);
+	struct sched_domain *sd;
 	struct wp_llc *llc;
 	int i;
 
@@ -72,6 +78,11 @@ static __always_inline struct wp_llc *wp_llc_of(int cpu)
 	llc = &st->llc[i];
 	if (unlikely(llc->id != wp_sd_llc_id(cpu) ||
 		     llc->weight != wp_sd_llc_size(cpu)))
+		goto stale;
+	/* No LLC domain: the CPU alone, which id and size have shown. */
+	sd = wp_sd_llc(cpu);
+	if (sd && unlikely(!cpumask_equal(sched_domain_span(sd),
+					  to_cpumask(llc->span))))
 		goto stale;
 	return llc;
 stale:
@@ -93,10 +104,10 @@ static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
 }
 
 bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
-int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, unsigned long *mask,
+int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		 int from, int tries);
-int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc,
-		   unsigned long *mask, int tries);
+int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
+		   int tries);
 struct cpumask *wp_scratch_mask(void);
 
 u64 wp_idle_ran_for(void);

@@ -43,6 +43,8 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_SWITCHES]		= "switches",
 	[WP_C_REBUILDS]		= "rebuilds",
 	[WP_C_STALE]		= "stale",
+	[WP_C_CORE_CLAIMS]	= "core_claims",
+	[WP_C_CORE_CLAIM_BUSY]	= "core_claim_busy",
 };
 
 DEFINE_PER_CPU(struct wp_counters, wp_counters);

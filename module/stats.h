@@ -46,6 +46,8 @@ enum wp_counter {
 	WP_C_SWITCHES,
 	WP_C_REBUILDS,
 	WP_C_STALE,
+	WP_C_CORE_CLAIMS,
+	WP_C_CORE_CLAIM_BUSY,
 	WP_C_NR,
 };
 

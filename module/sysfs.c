@@ -307,7 +307,12 @@ static ssize_t tunable_store(struct kobject *k, struct kobj_attribute *a,
 
 	if (ret)
 		return ret;
+	/* Under wp_mutex, so that init/exit and the hook see one order. */
+	mutex_lock(&wp_mutex);
 	WRITE_ONCE(t->val, v);
+	if (pa->pol->users && pa->pol->tunables_changed)
+		pa->pol->tunables_changed();
+	mutex_unlock(&wp_mutex);
 	return count;
 }
 

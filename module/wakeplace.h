@@ -113,6 +113,11 @@ struct wp_pstats;
  *	or shadow).  Returns 0 or a negative errno; on error the switch
  *	fails and the old policy stays.  May sleep.
  * @exit: optional; undoes @init once no reader can see the policy.
+ * @tunables_changed: optional; called under wp_mutex after a write to one
+ *	of @tunables stored its new value, only while the policy is in use
+ *	(between @init and @exit).  For state derived from the tunables
+ *	that must be published when they are written, never from
+ *	@select_cpu (which would write shared data on every wakeup).
  * @needs_idle_state: the policy reads the per-LLC idle masks, which are
  *	maintained only while such a policy is active or shadowed: the core
  *	starts them before @init and stops them after @exit.
@@ -128,6 +133,7 @@ struct wakeplace_policy {
 	int (*select_cpu)(struct wp_wakeup *w);
 	int (*init)(void);
 	void (*exit)(void);
+	void (*tunables_changed)(void);
 	bool needs_idle_state;
 	struct wp_tunable *tunables;
 	unsigned int nr_tunables;

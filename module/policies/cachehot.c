@@ -16,11 +16,20 @@ static struct wp_tunable cachehot_tun[] = {
 	[SHORT_US] = WP_TUNABLE("short_us", 1, 1000000, 500),
 };
 
+/*
+ * The sched_switch probe keeps the reservations; it reads the knobs on
+ * every switch, so they are published when set, never from a pick.
+ */
+static void cachehot_publish(void)
+{
+	wp_idle_set_reserve(READ_ONCE(cachehot_tun[HOT_US].val),
+			    READ_ONCE(cachehot_tun[SHORT_US].val));
+}
+
 /* The idle state is already running (needs_idle_state). */
 static int cachehot_init(void)
 {
-	wp_idle_set_reserve(cachehot_tun[HOT_US].val,
-			    cachehot_tun[SHORT_US].val);
+	cachehot_publish();
 	return 0;
 }
 
@@ -41,10 +50,6 @@ static notrace int cachehot_select(struct wp_wakeup *w)
 	int t = w->target, prev = w->prev, cpu, nr;
 	struct sched_domain *sd;
 	u64 now = local_clock();
-
-	if (!w->shadow)
-		wp_idle_set_reserve(READ_ONCE(cachehot_tun[HOT_US].val),
-				    READ_ONCE(cachehot_tun[SHORT_US].val));
 
 	/* Its own warm CPU first. */
 	if (wp_cpus_share_cache(prev, t) &&
@@ -85,6 +90,7 @@ struct wakeplace_policy wp_policy_cachehot = {
 	.select_cpu = cachehot_select,
 	.init = cachehot_init,
 	.exit = cachehot_exit,
+	.tunables_changed = cachehot_publish,
 	.needs_idle_state = true,
 	.tunables = cachehot_tun,
 	.nr_tunables = ARRAY_SIZE(cachehot_tun),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * idlecore: a whole idle core first (the per-LLC idle-core mask, as
- * sched_ext's default does), then any idle CPU: an idle core gives the
+ * idlecore: a whole idle core first (all its SMT siblings idle in the
+ * per-LLC idle mask, claimed whole, as sched_ext's default does with its
+ * idle-core mask), then any idle CPU: an idle core gives the
  * wakee a core of its own instead of an SMT sibling of a busy CPU.
  * Without SMT every idle CPU is an idle core.
  */
@@ -23,9 +24,9 @@ static notrace int idlecore_select(struct wp_wakeup *w)
 		return WP_HANDBACK;
 	}
 	/* A whole idle core (target's or prev's first), then any idle CPU. */
-	cpu = wp_mask_search(w, llc, llc->core, tries);
+	cpu = wp_mask_search(w, llc, true, tries);
 	if (cpu < 0)
-		cpu = wp_mask_search(w, llc, llc->idle, tries);
+		cpu = wp_mask_search(w, llc, false, tries);
 	if (cpu >= 0)
 		return cpu;
 	return wp_sis_none(w, -1);
@@ -33,7 +34,7 @@ static notrace int idlecore_select(struct wp_wakeup *w)
 
 struct wakeplace_policy wp_policy_idlecore = {
 	.name = "idlecore",
-	.description = "idle cores first (idle-core mask), then idle CPUs; claim and verify",
+	.description = "idle cores first (claimed whole from the idle mask), then idle CPUs; claim and verify",
 	.select_cpu = idlecore_select,
 	.needs_idle_state = true,
 	.tunables = idlecore_tun,

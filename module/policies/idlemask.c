@@ -22,7 +22,7 @@ static notrace int idlemask_select(struct wp_wakeup *w)
 		wp_count(WP_C_STALE);
 		return WP_HANDBACK;
 	}
-	cpu = wp_mask_search(w, llc, llc->idle,
+	cpu = wp_mask_search(w, llc, false,
 			     READ_ONCE(idlemask_tun[0].val));
 	if (cpu >= 0)
 		return cpu;

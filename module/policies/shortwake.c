@@ -64,14 +64,14 @@ static notrace int shortwake_select(struct wp_wakeup *w)
 		wp_count(WP_C_STALE);
 		return WP_HANDBACK;
 	}
-	cpu = wp_mask_search(w, llc, llc->core, tries);
+	cpu = wp_mask_search(w, llc, true, tries);
 	if (cpu >= 0)
 		return cpu;
 	if (shortwake_local(w)) {
 		w->outcome = WP_OUT_LOCAL;
 		return w->this_cpu;
 	}
-	cpu = wp_mask_search(w, llc, llc->idle, tries);
+	cpu = wp_mask_search(w, llc, false, tries);
 	if (cpu >= 0)
 		return cpu;
 	return wp_sis_none(w, -1);
