@@ -96,13 +96,6 @@ static __always_inline bool wp_idle_claim(struct wp_llc *llc, int cpu)
 	return test_and_clear_bit(cpu, llc->idle);
 }
 
-/* Give back a claimed CPU that turned out unused. */
-static __always_inline void wp_idle_unclaim(struct wp_llc *llc, int cpu)
-{
-	if (!test_bit(cpu, llc->idle))
-		set_bit(cpu, llc->idle);
-}
-
 bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
 int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		 int from, int tries);
