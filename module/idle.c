@@ -29,10 +29,14 @@ struct wp_idle_state __rcu *wp_idle_st;
 static DEFINE_MUTEX(wp_idle_mutex);
 static unsigned int wp_idle_users;
 static bool wp_idle_dying;
+/* Probes and state running; changed only by wp_idle_get() and the work. */
+static bool wp_idle_up;
 static unsigned long wp_rebuild_pending;
 static struct tracepoint *wp_tp_switch, *wp_tp_cpu_idle;
 static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
+
+#define WP_IDLE_LINGER_MS 1000
 
 /*
  * Per CPU, from sched_switch: when the running task's stint began
@@ -389,6 +393,21 @@ static void wp_idle_teardown(void)
 	wp_state_free(st);
 }
 
+/* The deferred teardown, unless a user came back before it ran. */
+static void wp_idle_down_workfn(struct work_struct *work)
+{
+	mutex_lock(&wp_idle_mutex);
+	if (wp_idle_users || !wp_idle_up) {
+		mutex_unlock(&wp_idle_mutex);
+		return;
+	}
+	wp_idle_dying = true;
+	mutex_unlock(&wp_idle_mutex);
+	wp_idle_teardown();
+	wp_idle_up = false;
+}
+static DECLARE_DELAYED_WORK(wp_idle_down_work, wp_idle_down_workfn);
+
 /**
  * wp_idle_get() - start maintaining the idle state (first user) or take
  * another reference.  Called from a policy's init, may sleep.
@@ -404,6 +423,18 @@ int wp_idle_get(void)
 		mutex_unlock(&wp_idle_mutex);
 		return 0;
 	}
+	mutex_unlock(&wp_idle_mutex);
+	/*
+	 * The last user left recently: its teardown is pending or done.  Our
+	 * users count makes a pending one return untouched.  Rebuilds were
+	 * skipped meanwhile, so ask for one.
+	 */
+	cancel_delayed_work_sync(&wp_idle_down_work);
+	if (wp_idle_up) {
+		wp_idle_request_rebuild();
+		return 0;
+	}
+	mutex_lock(&wp_idle_mutex);
 	wp_idle_dying = false;
 	ret = wp_state_replace();
 	mutex_unlock(&wp_idle_mutex);
@@ -436,6 +467,7 @@ int wp_idle_get(void)
 	mutex_unlock(&wp_idle_mutex);
 	if (ret)
 		goto err;
+	wp_idle_up = true;
 	return 0;
 err:
 	mutex_lock(&wp_idle_mutex);
@@ -447,19 +479,28 @@ err:
 }
 
 /**
- * wp_idle_put() - drop a reference; the last one stops the probes and
- * frees the state once no reader can see it.
+ * wp_idle_put() - drop a reference.  After the last one the probes are
+ * stopped and the state freed WP_IDLE_LINGER_MS later, from a work item:
+ * that waits for tracepoint and RCU grace periods and for CPU hotplug,
+ * none of which belongs on a policy switch's path, and a policy that
+ * comes back meanwhile finds the state still running.
  */
 void wp_idle_put(void)
 {
 	mutex_lock(&wp_idle_mutex);
-	if (--wp_idle_users) {
-		mutex_unlock(&wp_idle_mutex);
-		return;
-	}
-	wp_idle_dying = true;
+	if (!--wp_idle_users)
+		schedule_delayed_work(&wp_idle_down_work,
+				      msecs_to_jiffies(WP_IDLE_LINGER_MS));
 	mutex_unlock(&wp_idle_mutex);
-	wp_idle_teardown();
+}
+
+/**
+ * wp_idle_flush() - at unload, after the last wp_idle_put(): run a
+ * pending teardown now and wait for it.
+ */
+void wp_idle_flush(void)
+{
+	flush_delayed_work(&wp_idle_down_work);
 }
 
 /**
