@@ -300,7 +300,7 @@ MODULE_PARM_DESC(test_detach_fail, "TEST BUILD: make detaching fail");
 #endif
 
 static unsigned int detach_ms = 1000;
-module_param(detach_ms, uint, 0644);
+module_param(detach_ms, uint, 0444);
 MODULE_PARM_DESC(detach_ms, "Detach the hook this long (ms) after the last user left (default 1000)");
 
 /**
@@ -479,6 +479,10 @@ void wp_hook_exit(void)
 	int ret;
 
 	cancel_delayed_work_sync(&wp_detach_work);
+#ifdef WAKEPLACE_TEST
+	/* Injected failures are for the deferred detach, not for unload. */
+	WRITE_ONCE(test_detach_fail, false);
+#endif
 	mutex_lock(&wp_hook_mutex);
 	wp_hook_wanted = false;
 	ret = wp_hook_detach_locked();

@@ -9,7 +9,7 @@
  *   sample_period                     decimal 1..65536
  *   policies/<p>/<tunable>            decimal in [min, max] of .../tunables
  *   parameters/slow_us, slow_max      unsigned int (the kernel's parser)
- *   parameters/test_fault             skipped: the test build's fault knob
+ *   parameters/test_*                 skipped: the test build's fault knobs
  * Anything else writable is reported as a failure (no oracle for it).
  *
  * Each input is written with one write(2) on a fresh descriptor.  The
@@ -745,8 +745,9 @@ static void discover(void)
 			snprintf(targets[ntargets - 1].rel,
 				 sizeof(targets[0].rel), "parameters/%.64s",
 				 de->d_name);
-		} else if (!strcmp(de->d_name, "test_fault")) {
-			printf("file parameters/test_fault skipped (test-only fault knob)\n");
+		} else if (!strncmp(de->d_name, "test_", 5)) {
+			printf("file parameters/%s skipped (test-only fault knob)\n",
+			       de->d_name);
 		} else {
 			failure("writable parameter %s has no oracle", path);
 		}
