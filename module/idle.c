@@ -10,7 +10,8 @@
  * when the topology changes: CPU hotplug, or sched domains rebuilt by
  * cpusets, which picks notice as a changed sd_llc_id or sd_llc_size.
  *
- * It exists only while a policy that needs it is active or shadowed.
+ * It exists while a policy that needs it is active or shadowed, and a few
+ * seconds after (a quick switch back finds it running).
  */
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
@@ -36,7 +37,12 @@ static struct tracepoint *wp_tp_switch, *wp_tp_cpu_idle;
 static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
 
-#define WP_IDLE_LINGER_MS 1000
+/*
+ * How long the state outlives its last user: long enough that switching
+ * through other policies and back (a storm, an A/B run) does not restart
+ * it, which waits for the CPU hotplug lock and patches tracepoints.
+ */
+#define WP_IDLE_LINGER_MS 5000
 
 /*
  * Per CPU, from sched_switch: when the running task's stint began
@@ -291,24 +297,40 @@ fail:
 	goto out;
 }
 
-static int wp_state_replace(void)
+static void wp_state_free_rcu(struct rcu_head *rcu)
+{
+	wp_state_free(container_of(rcu, struct wp_idle_state, rcu));
+}
+
+/*
+ * Build and publish a new state; the old one is freed after a grace
+ * period by RCU (no wait here: this runs on a policy switch's path).
+ * Called with wp_idle_mutex and the CPU hotplug lock held.
+ */
+static int wp_state_replace_cpuslocked(void)
 {
 	struct wp_idle_state *st, *old;
 
-	cpus_read_lock();
 	st = wp_state_build();
-	cpus_read_unlock();
 	if (!st)
 		return -ENOMEM;
 	old = rcu_dereference_protected(wp_idle_st,
 					lockdep_is_held(&wp_idle_mutex));
 	rcu_assign_pointer(wp_idle_st, st);
 	this_cpu_inc(wp_counters.c[WP_C_REBUILDS]);
-	if (old) {
-		synchronize_rcu();
-		wp_state_free(old);
-	}
+	if (old)
+		call_rcu(&old->rcu, wp_state_free_rcu);
 	return 0;
+}
+
+static int wp_state_replace(void)
+{
+	int ret;
+
+	cpus_read_lock();
+	ret = wp_state_replace_cpuslocked();
+	cpus_read_unlock();
+	return ret;
 }
 
 static void wp_rebuild_workfn(struct work_struct *work)
@@ -436,11 +458,9 @@ int wp_idle_get(void)
 	}
 	mutex_lock(&wp_idle_mutex);
 	wp_idle_dying = false;
-	ret = wp_state_replace();
 	mutex_unlock(&wp_idle_mutex);
-	if (ret)
-		goto err;
 
+	/* The probes first: they skip CPUs while there is no state. */
 	for_each_kernel_tracepoint(wp_find_tp, NULL);
 	ret = -ENOENT;
 	if (!wp_tp_switch || !wp_tp_cpu_idle) {
@@ -456,16 +476,24 @@ int wp_idle_get(void)
 	if (ret)
 		goto err;
 	wp_on_cpu_idle = true;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "wakeplace:online",
-					wp_cpu_online, wp_cpu_offline);
-	if (ret < 0)
-		goto err;
-	wp_cpuhp_state = ret;
-	/* Transitions between the first build and the probes: rebuild. */
+	/*
+	 * One hotplug-locked section for the callbacks and the build (under
+	 * CPU hotplug load each wait for the lock can be long), seeded from
+	 * the runqueues now that the probes track transitions.
+	 */
 	mutex_lock(&wp_idle_mutex);
-	ret = wp_state_replace();
+	cpus_read_lock();
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						   "wakeplace:online",
+						   wp_cpu_online,
+						   wp_cpu_offline);
+	if (ret >= 0) {
+		wp_cpuhp_state = ret;
+		ret = wp_state_replace_cpuslocked();
+	}
+	cpus_read_unlock();
 	mutex_unlock(&wp_idle_mutex);
-	if (ret)
+	if (ret < 0)
 		goto err;
 	wp_idle_up = true;
 	return 0;
@@ -501,6 +529,7 @@ void wp_idle_put(void)
 void wp_idle_flush(void)
 {
 	flush_delayed_work(&wp_idle_down_work);
+	rcu_barrier();		/* states replaced by call_rcu() */
 }
 
 /**
