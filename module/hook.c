@@ -299,9 +299,9 @@ module_param(test_detach_fail, bool, 0644);
 MODULE_PARM_DESC(test_detach_fail, "TEST BUILD: make detaching fail");
 #endif
 
-static unsigned int detach_ms = 1000;
+static unsigned int detach_ms = 5000;
 module_param(detach_ms, uint, 0444);
-MODULE_PARM_DESC(detach_ms, "Detach the hook this long (ms) after the last user left (default 1000)");
+MODULE_PARM_DESC(detach_ms, "Detach the hook this long (ms) after the last user left (default 5000)");
 
 /**
  * wp_hook_attached() - is the ftrace_ops registered?

@@ -42,7 +42,7 @@ static enum cpuhp_state wp_cpuhp_state;
  * through other policies and back (a storm, an A/B run) does not restart
  * it, which waits for the CPU hotplug lock and patches tracepoints.
  */
-#define WP_IDLE_LINGER_MS 5000
+#define WP_IDLE_LINGER_MS 10000
 
 /*
  * Per CPU, from sched_switch: when the running task's stint began
