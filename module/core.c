@@ -10,6 +10,9 @@
 #include <linux/workqueue.h>
 #include <linux/string.h>
 #include <linux/utsname.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/ktime.h>
 #include "wakeplace.h"
 #include "sched.h"
 #include "fair.h"
@@ -93,29 +96,139 @@ static void wp_put(struct wakeplace_policy *pol)
 }
 
 /*
+ * Phases of the last switch, for the last_switch file (no lock: a reader
+ * may mix two switches, which is good enough for timing).
+ */
+static struct {
+	u64 hook_ns, init_ns, publish_ns, total_ns;	/* on the writer's path */
+	u64 grace_ns, teardown_ns;	/* deferred: the last old policy's */
+} wp_times;
+
+static struct workqueue_struct *wp_wq;
+
+/* The old policy of a switch, put once no wakeup can still be using it. */
+struct wp_put_req {
+	struct rcu_work rwork;
+	struct wakeplace_policy *pol;
+	u64 queued;
+};
+
+static void wp_put_workfn(struct work_struct *work)
+{
+	struct wp_put_req *req = container_of(to_rcu_work(work),
+					      struct wp_put_req, rwork);
+	u64 t = ktime_get_ns();
+
+	WRITE_ONCE(wp_times.grace_ns, t - req->queued);
+	mutex_lock(&wp_mutex);
+	wp_put(req->pol);
+	mutex_unlock(&wp_mutex);
+	WRITE_ONCE(wp_times.teardown_ns, ktime_get_ns() - t);
+	kfree(req);
+}
+
+/*
+ * Drop @pol's slot reference after an RCU grace period, off the caller's
+ * path.  Until then @pol keeps its users count, so switching straight back
+ * to it takes another reference and skips init: counts stay exact.
+ */
+static void wp_put_later(struct wakeplace_policy *pol)
+{
+	struct wp_put_req *req = kmalloc(sizeof(*req), GFP_KERNEL);
+
+	if (!req) {
+		synchronize_rcu();
+		wp_put(pol);
+		return;
+	}
+	req->pol = pol;
+	req->queued = ktime_get_ns();
+	INIT_RCU_WORK(&req->rwork, wp_put_workfn);
+	queue_rcu_work(wp_wq, &req->rwork);
+}
+
+/* Run every deferred put and teardown now (unload, failed load). */
+static void wp_flush_deferred(void)
+{
+	rcu_barrier();		/* the grace periods of queued puts */
+	flush_workqueue(wp_wq);
+	wp_idle_flush();
+}
+
+/*
  * Switch one slot (active or shadow) to @new (NULL: off, shadow only):
- * initialise it, publish it, wait for every wakeup that may still use the
- * old one, then tear the old one down.  On error the old stays.
+ * attach the hook if the new setting needs it, initialise @new, publish
+ * it.  The old policy is put after a grace period by a work item, and an
+ * unneeded hook detached later: the new policy is in effect on return.
+ * On error the old stays.
  */
 static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 			  struct wakeplace_policy *new)
 {
 	struct wakeplace_policy *old = wp_cur(slot);
+	struct wakeplace_policy *act, *sh;
+	u64 t0, t1, t2, t3;
+	bool hook, had;
 	int ret;
 
 	lockdep_assert_held(&wp_mutex);
 	if (old == new)
 		return 0;
-	if (new) {
-		ret = wp_get(new);
+	act = wp_cur(&wp_active);
+	sh = wp_cur(&wp_shadow);
+	/* Only stock with no shadow leaves the kernel's function alone. */
+	had = sh || (act && act->select_cpu);
+	if (slot == &wp_active)
+		act = new;
+	else
+		sh = new;
+	hook = sh || (act && act->select_cpu);
+
+	t0 = ktime_get_ns();
+	if (hook) {
+		ret = wp_hook_want(true);
 		if (ret)
 			return ret;
 	}
+	t1 = ktime_get_ns();
+	if (new) {
+		ret = wp_get(new);
+		if (ret) {
+			if (hook && !had)
+				wp_hook_want(false);
+			return ret;
+		}
+	}
+	t2 = ktime_get_ns();
 	rcu_assign_pointer(*slot, new);
-	synchronize_rcu();
 	if (old)
-		wp_put(old);
+		wp_put_later(old);
+	if (!hook)
+		wp_hook_want(false);
+	t3 = ktime_get_ns();
+	WRITE_ONCE(wp_times.hook_ns, t1 - t0);
+	WRITE_ONCE(wp_times.init_ns, t2 - t1);
+	WRITE_ONCE(wp_times.publish_ns, t3 - t2);
+	WRITE_ONCE(wp_times.total_ns, t3 - t0);
 	return 0;
+}
+
+/**
+ * wp_last_switch_show() - the phases of the last switch, for sysfs.
+ * @buf: a sysfs page.
+ *
+ * Return: bytes written.
+ */
+ssize_t wp_last_switch_show(char *buf)
+{
+	return sysfs_emit(buf,
+			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\n",
+			  READ_ONCE(wp_times.hook_ns) / NSEC_PER_USEC,
+			  READ_ONCE(wp_times.init_ns) / NSEC_PER_USEC,
+			  READ_ONCE(wp_times.publish_ns) / NSEC_PER_USEC,
+			  READ_ONCE(wp_times.total_ns) / NSEC_PER_USEC,
+			  READ_ONCE(wp_times.grace_ns) / NSEC_PER_USEC,
+			  READ_ONCE(wp_times.teardown_ns) / NSEC_PER_USEC);
 }
 
 /* Names from sysfs or module parameters: printable, short, one token. */
@@ -278,25 +391,31 @@ static int __init wp_init(void)
 	if (ret)
 		goto err_fair;
 
-	/* Publish stock first: the hook must always find a policy. */
-	mutex_lock(&wp_mutex);
-	ret = wp_switch_slot(&wp_active, &wp_policy_stock);
-	mutex_unlock(&wp_mutex);
-	if (ret)
+	wp_wq = alloc_workqueue("wakeplace", 0, 0);
+	if (!wp_wq) {
+		ret = -ENOMEM;
 		goto err_stats;
-
+	}
 	ret = wp_hook_init();
 	if (ret)
-		goto err_stock;
+		goto err_wq;
 
+	/*
+	 * Stock first, so the hook always finds a policy; the hook attaches
+	 * only if the policy or shadow needs it, so loading on stock works
+	 * while a livepatch owns select_task_rq_fair.
+	 */
 	mutex_lock(&wp_mutex);
-	ret = wp_switch_slot(&wp_active, pol);
+	ret = wp_switch_slot(&wp_active, &wp_policy_stock);
+	if (!ret)
+		ret = wp_switch_slot(&wp_active, pol);
 	if (!ret)
 		ret = wp_switch_slot(&wp_shadow, sh);
 	mutex_unlock(&wp_mutex);
 	if (ret) {
-		pr_err("wakeplace: policy %s failed to start: %d\n",
-		       pol->name, ret);
+		if (ret != -EBUSY)
+			pr_err("wakeplace: policy %s failed to start: %d\n",
+			       pol->name, ret);
 		goto err_policy;
 	}
 
@@ -314,15 +433,18 @@ err_policy:
 	wp_switch_slot(&wp_shadow, NULL);
 	wp_switch_slot(&wp_active, &wp_policy_stock);
 	mutex_unlock(&wp_mutex);
-	wp_hook_exit();
 	irq_work_sync(&wp_revert_iw);
 	cancel_delayed_work_sync(&wp_revert_work);
-err_stock:
+	wp_hook_exit();
+	synchronize_rcu();
+	wp_flush_deferred();
 	mutex_lock(&wp_mutex);
-	wp_put(&wp_policy_stock);
+	if (wp_cur(&wp_active))
+		wp_put(&wp_policy_stock);
 	RCU_INIT_POINTER(wp_active, NULL);
 	mutex_unlock(&wp_mutex);
-	synchronize_rcu();
+err_wq:
+	destroy_workqueue(wp_wq);
 err_stats:
 	wp_stats_exit();
 err_fair:
@@ -333,9 +455,9 @@ err:
 
 /*
  * Unload, in this order: remove the control files (no more switches);
- * switch to stock and drop the shadow (each waits for readers); detach the
- * ftrace ops (waits until no CPU is in the callback or resumes into our
- * code); wait for RCU once more; flush the revert path; free.
+ * switch to stock and drop the shadow; stop the revert path; detach the
+ * ftrace ops now (waits until no CPU is in the callback or resumes into
+ * our code); wait for RCU; run the deferred puts and teardowns; free.
  */
 static void __exit wp_exit(void)
 {
@@ -345,17 +467,19 @@ static void __exit wp_exit(void)
 	wp_switch_slot(&wp_shadow, NULL);
 	wp_switch_slot(&wp_active, &wp_policy_stock);
 	mutex_unlock(&wp_mutex);
+	irq_work_sync(&wp_revert_iw);
+	cancel_delayed_work_sync(&wp_revert_work);
 
 	wp_hook_exit();
 	synchronize_rcu();
-	irq_work_sync(&wp_revert_iw);
-	cancel_delayed_work_sync(&wp_revert_work);
+	wp_flush_deferred();
 
 	mutex_lock(&wp_mutex);
 	wp_put(&wp_policy_stock);
 	RCU_INIT_POINTER(wp_active, NULL);
 	mutex_unlock(&wp_mutex);
 
+	destroy_workqueue(wp_wq);
 	wp_stats_exit();
 	wp_fair_exit();
 	pr_info("wakeplace: unloaded\n");

@@ -24,6 +24,9 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include "hook.h"
 #include "fair.h"
 #include "stats.h"
@@ -406,6 +409,127 @@ static struct ftrace_ops wp_ops = {
 		 FTRACE_OPS_FL_PERMANENT,
 };
 
+/*
+ * Attachment.  The ops is registered only while a slot needs it (a
+ * non-stock policy or a shadow), so on stock the function stays free for
+ * livepatch.  Detaching waits for RCU-tasks, which can take seconds under
+ * load: it runs from a delayed work, cancelled when the hook is wanted
+ * again before it ran.  wp_hook_mutex orders the two, never wp_mutex
+ * (a switch holding wp_mutex waits for a running detach).
+ */
+static DEFINE_MUTEX(wp_hook_mutex);
+static bool wp_hook_on;		/* registered */
+static bool wp_hook_wanted;	/* a slot needs it */
+static bool wp_hook_pinned;	/* a detach failed: we hold our own module */
+
+#ifdef WAKEPLACE_TEST
+/* Test builds only: pretend unregister_ftrace_function() failed. */
+static bool test_detach_fail;
+module_param(test_detach_fail, bool, 0644);
+MODULE_PARM_DESC(test_detach_fail, "TEST BUILD: make detaching fail");
+#endif
+
+static unsigned int detach_ms = 5000;
+module_param(detach_ms, uint, 0444);
+MODULE_PARM_DESC(detach_ms, "Detach the hook this long (ms) after the last user left (default 5000)");
+
+/**
+ * wp_hook_attached() - is the ftrace_ops registered?
+ *
+ * Return: true while select_task_rq_fair is redirected through us.
+ */
+bool wp_hook_attached(void)
+{
+	return READ_ONCE(wp_hook_on);
+}
+
+/*
+ * Unregister.  If ftrace refuses, the callback stays live and points into
+ * our text and data: pin the module so that it can never be freed, and
+ * keep everything the callback reads.  A later detach that works unpins.
+ */
+static int wp_hook_detach_locked(void)
+{
+	int ret;
+
+	lockdep_assert_held(&wp_hook_mutex);
+	if (!wp_hook_on)
+		return 0;
+	ret = unregister_ftrace_function(&wp_ops);
+#ifdef WAKEPLACE_TEST
+	if (!ret && READ_ONCE(test_detach_fail)) {
+		/* Put it back, so the module really is still attached. */
+		ret = register_ftrace_function(&wp_ops);
+		if (!ret)
+			ret = -ENODEV;
+	}
+#endif
+	if (ret) {
+		if (!wp_hook_pinned) {
+			__module_get(THIS_MODULE);
+			wp_hook_pinned = true;
+			pr_err("wakeplace: cannot detach from select_task_rq_fair (%d): the module stays loaded\n",
+			       ret);
+		}
+		return ret;
+	}
+	WRITE_ONCE(wp_hook_on, false);
+	if (wp_hook_pinned) {
+		wp_hook_pinned = false;
+		module_put(THIS_MODULE);
+	}
+	return 0;
+}
+
+static void wp_detach_workfn(struct work_struct *work)
+{
+	mutex_lock(&wp_hook_mutex);
+	if (!wp_hook_wanted)
+		wp_hook_detach_locked();
+	mutex_unlock(&wp_hook_mutex);
+}
+static DECLARE_DELAYED_WORK(wp_detach_work, wp_detach_workfn);
+
+/**
+ * wp_hook_want() - say whether a slot needs the redirect.
+ * @on: true when a non-stock policy is active or a shadow is set.
+ *
+ * Attaching registers the ftrace_ops now; detaching is deferred by
+ * detach_ms, so a quick switch back finds it still attached.
+ *
+ * Return: 0; -EBUSY (with one line) if another IPMODIFY user, such as a
+ * livepatch, owns select_task_rq_fair; another errno from ftrace.
+ */
+int wp_hook_want(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&wp_hook_mutex);
+	wp_hook_wanted = on;
+	if (!on) {
+		mod_delayed_work(system_wq, &wp_detach_work,
+				 msecs_to_jiffies(READ_ONCE(detach_ms)));
+		goto out;
+	}
+	cancel_delayed_work(&wp_detach_work);
+	if (wp_hook_on)
+		goto out;
+	ret = register_ftrace_function(&wp_ops);
+	if (ret) {
+		wp_hook_wanted = false;
+		if (ret == -EBUSY)
+			pr_err("wakeplace: select_task_rq_fair is already redirected by livepatch or another module (IPMODIFY busy)\n");
+		else
+			pr_err("wakeplace: register_ftrace_function failed: %d\n",
+			       ret);
+		goto out;
+	}
+	WRITE_ONCE(wp_hook_on, true);
+out:
+	mutex_unlock(&wp_hook_mutex);
+	return ret;
+}
+
 /* A new policy starts with no slow picks in its window. */
 void wp_hook_reset_slow(void)
 {
@@ -432,11 +556,11 @@ static const void *wp_find_fair_class(void)
 }
 
 /**
- * wp_hook_init() - find select_task_rq_fair and attach the redirect.
+ * wp_hook_init() - find select_task_rq_fair and set the ops' filter to
+ * it.  Registers nothing: wp_hook_want() attaches when a slot needs it.
  *
- * Return: 0; -ENOENT if the function cannot be found or traced; -EBUSY if
- * another IPMODIFY user (livepatch, another module) owns it; other errnos
- * from ftrace.  Each failure prints one line.
+ * Return: 0; -ENOENT if the function cannot be found or traced; other
+ * errnos from ftrace.  Each failure prints one line.
  */
 int wp_hook_init(void)
 {
@@ -469,26 +593,36 @@ int wp_hook_init(void)
 		       ret);
 		return ret == -EINVAL ? -ENOENT : ret;
 	}
-	ret = register_ftrace_function(&wp_ops);
-	if (ret) {
-		ftrace_set_filter_ip(&wp_ops, addr, 1, 0);
-		if (ret == -EBUSY)
-			pr_err("wakeplace: select_task_rq_fair is already redirected by livepatch or another module (IPMODIFY busy)\n");
-		else
-			pr_err("wakeplace: register_ftrace_function failed: %d\n",
-			       ret);
-		return ret;
-	}
 	return 0;
 }
 
 /**
- * wp_hook_exit() - detach.  unregister_ftrace_function() waits until no
- * CPU is inside the callback (it synchronizes RCU-tasks), so nothing can
- * resume into wp_redirected() or wp_stock_shadow() afterwards.
+ * wp_hook_exit() - detach now, at unload, and drop the filter.
+ *
+ * unregister_ftrace_function() waits until no CPU is inside the callback
+ * (it synchronizes RCU-tasks), so nothing can resume into wp_redirected()
+ * or wp_stock_shadow() afterwards.  If it fails, the callback would point
+ * into freed text once we return, and an exit cannot be refused: say so
+ * and never return (the module and all it owns stay; rmmod hangs).
  */
 void wp_hook_exit(void)
 {
-	unregister_ftrace_function(&wp_ops);
+	int ret;
+
+	cancel_delayed_work_sync(&wp_detach_work);
+#ifdef WAKEPLACE_TEST
+	/* Injected failures are for the deferred detach, not for unload. */
+	WRITE_ONCE(test_detach_fail, false);
+#endif
+	mutex_lock(&wp_hook_mutex);
+	wp_hook_wanted = false;
+	ret = wp_hook_detach_locked();
+	mutex_unlock(&wp_hook_mutex);
+	if (ret) {
+		pr_err("wakeplace: select_task_rq_fair still calls into the module (%d): unload blocked for good\n",
+		       ret);
+		for (;;)
+			schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+	}
 	ftrace_set_filter_ip(&wp_ops, (unsigned long)wp_orig, 1, 0);
 }

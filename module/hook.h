@@ -26,6 +26,11 @@ struct wakeplace_policy *wp_trip_decode(int t, const char **why);
 
 int wp_hook_init(void);
 void wp_hook_exit(void);
+int wp_hook_want(bool on);
+bool wp_hook_attached(void);
+
+/* core.c: the phases of the last switch (sysfs last_switch) */
+ssize_t wp_last_switch_show(char *buf);
 void wp_hook_reset_slow(void);
 
 #endif /* WP_HOOK_H */

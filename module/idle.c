@@ -11,7 +11,8 @@
  * cpusets, which picks notice as a target whose LLC domain no longer spans
  * the CPUs its state was built with (wp_llc_of()).
  *
- * It exists only while a policy that needs it is active or shadowed.
+ * It exists while a policy that needs it is active or shadowed, and a few
+ * seconds after (a quick switch back finds it running).
  */
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
@@ -30,10 +31,19 @@ struct wp_idle_state __rcu *wp_idle_st;
 static DEFINE_MUTEX(wp_idle_mutex);
 static unsigned int wp_idle_users;
 static bool wp_idle_dying;
+/* Probes and state running; changed only by wp_idle_get() and the work. */
+static bool wp_idle_up;
 static unsigned long wp_rebuild_pending;
 static struct tracepoint *wp_tp_switch, *wp_tp_cpu_idle;
 static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
+
+/*
+ * How long the state outlives its last user: long enough that switching
+ * through other policies and back (a storm, an A/B run) does not restart
+ * it, which waits for the CPU hotplug lock and patches tracepoints.
+ */
+#define WP_IDLE_LINGER_MS 10000
 
 /*
  * cachehot's reservation of a short sleeper's CPU, per CPU.  Wakers on
@@ -302,24 +312,40 @@ fail:
 	goto out;
 }
 
-static int wp_state_replace(void)
+static void wp_state_free_rcu(struct rcu_head *rcu)
+{
+	wp_state_free(container_of(rcu, struct wp_idle_state, rcu));
+}
+
+/*
+ * Build and publish a new state; the old one is freed after a grace
+ * period by RCU (no wait here: this runs on a policy switch's path).
+ * Called with wp_idle_mutex and the CPU hotplug lock held.
+ */
+static int wp_state_replace_cpuslocked(void)
 {
 	struct wp_idle_state *st, *old;
 
-	cpus_read_lock();
 	st = wp_state_build();
-	cpus_read_unlock();
 	if (!st)
 		return -ENOMEM;
 	old = rcu_dereference_protected(wp_idle_st,
 					lockdep_is_held(&wp_idle_mutex));
 	rcu_assign_pointer(wp_idle_st, st);
 	this_cpu_inc(wp_counters.c[WP_C_REBUILDS]);
-	if (old) {
-		synchronize_rcu();
-		wp_state_free(old);
-	}
+	if (old)
+		call_rcu(&old->rcu, wp_state_free_rcu);
 	return 0;
+}
+
+static int wp_state_replace(void)
+{
+	int ret;
+
+	cpus_read_lock();
+	ret = wp_state_replace_cpuslocked();
+	cpus_read_unlock();
+	return ret;
 }
 
 static void wp_rebuild_workfn(struct work_struct *work)
@@ -404,6 +430,21 @@ static void wp_idle_teardown(void)
 	wp_state_free(st);
 }
 
+/* The deferred teardown, unless a user came back before it ran. */
+static void wp_idle_down_workfn(struct work_struct *work)
+{
+	mutex_lock(&wp_idle_mutex);
+	if (wp_idle_users || !wp_idle_up) {
+		mutex_unlock(&wp_idle_mutex);
+		return;
+	}
+	wp_idle_dying = true;
+	mutex_unlock(&wp_idle_mutex);
+	wp_idle_teardown();
+	wp_idle_up = false;
+}
+static DECLARE_DELAYED_WORK(wp_idle_down_work, wp_idle_down_workfn);
+
 /**
  * wp_idle_get() - start maintaining the idle state (first user) or take
  * another reference.  Called from a policy's init, may sleep.
@@ -419,12 +460,22 @@ int wp_idle_get(void)
 		mutex_unlock(&wp_idle_mutex);
 		return 0;
 	}
-	wp_idle_dying = false;
-	ret = wp_state_replace();
 	mutex_unlock(&wp_idle_mutex);
-	if (ret)
-		goto err;
+	/*
+	 * The last user left recently: its teardown is pending or done.  Our
+	 * users count makes a pending one return untouched.  Rebuilds were
+	 * skipped meanwhile, so ask for one.
+	 */
+	cancel_delayed_work_sync(&wp_idle_down_work);
+	if (wp_idle_up) {
+		wp_idle_request_rebuild();
+		return 0;
+	}
+	mutex_lock(&wp_idle_mutex);
+	wp_idle_dying = false;
+	mutex_unlock(&wp_idle_mutex);
 
+	/* The probes first: they skip CPUs while there is no state. */
 	for_each_kernel_tracepoint(wp_find_tp, NULL);
 	ret = -ENOENT;
 	if (!wp_tp_switch || !wp_tp_cpu_idle) {
@@ -440,17 +491,26 @@ int wp_idle_get(void)
 	if (ret)
 		goto err;
 	wp_on_cpu_idle = true;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "wakeplace:online",
-					wp_cpu_online, wp_cpu_offline);
+	/*
+	 * One hotplug-locked section for the callbacks and the build (under
+	 * CPU hotplug load each wait for the lock can be long), seeded from
+	 * the runqueues now that the probes track transitions.
+	 */
+	mutex_lock(&wp_idle_mutex);
+	cpus_read_lock();
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						   "wakeplace:online",
+						   wp_cpu_online,
+						   wp_cpu_offline);
+	if (ret >= 0) {
+		wp_cpuhp_state = ret;
+		ret = wp_state_replace_cpuslocked();
+	}
+	cpus_read_unlock();
+	mutex_unlock(&wp_idle_mutex);
 	if (ret < 0)
 		goto err;
-	wp_cpuhp_state = ret;
-	/* Transitions between the first build and the probes: rebuild. */
-	mutex_lock(&wp_idle_mutex);
-	ret = wp_state_replace();
-	mutex_unlock(&wp_idle_mutex);
-	if (ret)
-		goto err;
+	wp_idle_up = true;
 	return 0;
 err:
 	mutex_lock(&wp_idle_mutex);
@@ -462,19 +522,29 @@ err:
 }
 
 /**
- * wp_idle_put() - drop a reference; the last one stops the probes and
- * frees the state once no reader can see it.
+ * wp_idle_put() - drop a reference.  After the last one the probes are
+ * stopped and the state freed WP_IDLE_LINGER_MS later, from a work item:
+ * that waits for tracepoint and RCU grace periods and for CPU hotplug,
+ * none of which belongs on a policy switch's path, and a policy that
+ * comes back meanwhile finds the state still running.
  */
 void wp_idle_put(void)
 {
 	mutex_lock(&wp_idle_mutex);
-	if (--wp_idle_users) {
-		mutex_unlock(&wp_idle_mutex);
-		return;
-	}
-	wp_idle_dying = true;
+	if (!--wp_idle_users)
+		schedule_delayed_work(&wp_idle_down_work,
+				      msecs_to_jiffies(WP_IDLE_LINGER_MS));
 	mutex_unlock(&wp_idle_mutex);
-	wp_idle_teardown();
+}
+
+/**
+ * wp_idle_flush() - at unload, after the last wp_idle_put(): run a
+ * pending teardown now and wait for it.
+ */
+void wp_idle_flush(void)
+{
+	flush_delayed_work(&wp_idle_down_work);
+	rcu_barrier();		/* states replaced by call_rcu() */
 }
 
 /**

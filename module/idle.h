@@ -45,6 +45,7 @@ extern struct wp_idle_state __rcu *wp_idle_st;
 
 int wp_idle_get(void);
 void wp_idle_put(void);
+void wp_idle_flush(void);
 void wp_idle_request_rebuild(void);
 
 /**

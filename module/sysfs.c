@@ -156,6 +156,19 @@ static void wp_test_hold_mutex(void)
 static inline void wp_test_hold_mutex(void) { }
 #endif
 
+static ssize_t hook_show(struct kobject *k, struct kobj_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  wp_hook_attached() ? "attached" : "detached");
+}
+
+static ssize_t last_switch_show(struct kobject *k, struct kobj_attribute *a,
+				char *buf)
+{
+	return wp_last_switch_show(buf);
+}
+
 /* Decimal int in [min, max], optional newline, nothing else. */
 static int wp_parse_int(const char *buf, size_t count, int min, int max,
 			int *out)
@@ -199,6 +212,8 @@ static struct kobj_attribute wp_attrs[] = {
 	__ATTR(shadow, 0644, shadow_show, shadow_store),
 	__ATTR_RO(state),
 	__ATTR_RO(counters),
+	__ATTR_RO(hook),
+	__ATTR_RO(last_switch),
 	__ATTR(sample_period, 0644, sample_period_show, sample_period_store),
 };
 
@@ -387,7 +402,8 @@ int wp_sysfs_init(void)
 	if (!wp_pattrs)
 		return -ENOMEM;
 
-	wp_kobj = kobject_create_and_add("wakeplace", kernel_kobj);
+	/* The twin of test 706 gets its own directory (KBUILD_MODNAME). */
+	wp_kobj = kobject_create_and_add(KBUILD_MODNAME, kernel_kobj);
 	if (!wp_kobj)
 		goto err;
 	ret = sysfs_create_group(wp_kobj, &wp_group);

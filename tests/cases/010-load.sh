@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: insmod works, taints only O/E, sysfs and the ftrace hook are in place
+# desc: insmod works, taints only O/E, sysfs in place, the ftrace hook attached only off stock
 # requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
@@ -12,7 +12,7 @@ new=$(( $(taint) & ~t0 ))
 assert_eq $(( new & ~(4096 | 8192) )) 0 "new taint bits beyond O/E"
 
 for f in version kernel available_policies policy shadow state counters \
-	 sample_period stats/reset stats/stock stats/mirror \
+	 hook last_switch sample_period stats/reset stats/stock stats/mirror \
 	 policies/mirror/description policies/mirror/tunables; do
 	[ -e "$(wp_sysfs "$f")" ] || fail "missing $(wp_sysfs "$f")"
 done
@@ -30,12 +30,24 @@ assert_eq "$(wp_read policy)" stock "default policy"
 assert_eq "$(wp_read shadow)" off "default shadow"
 assert_eq "$(wp_read state)" ok "state"
 
-# The redirect is an IPMODIFY ftrace user of select_task_rq_fair.
+# On stock nothing is registered; off stock the redirect is an IPMODIFY
+# ftrace user of select_task_rq_fair.
 tracefs_mount
 tr=$TRACEFS
+assert_eq "$(wp_read hook)" detached "hook on stock"
+grep -q '^select_task_rq_fair' $tr/enabled_functions &&
+	fail "select_task_rq_fair traced on stock"
+wp_write policy mirror || fail "cannot select mirror"
+assert_eq "$(wp_read hook)" attached "hook on mirror"
 line=$(grep '^select_task_rq_fair' $tr/enabled_functions)
 log "enabled_functions: $line"
 assert_match "$line" ' I ' "select_task_rq_fair has an IPMODIFY (I) owner"
+wp_write policy stock || fail "cannot select stock"
+wait_until 60 sh -c "grep -qx detached $(wp_sysfs hook)" ||
+	fail "hook still attached 60 s after the switch to stock"
+grep -q '^select_task_rq_fair' $tr/enabled_functions &&
+	fail "select_task_rq_fair traced after the hook detached"
+pass "hook attached only off stock"
 
 # Non-root writes are refused by mode bits.
 for f in policy shadow sample_period; do

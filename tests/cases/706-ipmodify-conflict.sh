@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with EBUSY and a readable message, both ways; after it leaves, loading works
+# desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with a non-stock policy, and switching off stock, with EBUSY and a readable message, both ways; loading on stock works beside it; after it leaves, switching works
 # requires: module perf topo=llc2
 #
 # Long version: tests/stress/cases/906-ipmodify-conflict.sh (key
@@ -44,9 +44,34 @@ refused() {
 	[ "$(owners)" = 1 ] || st_bad "enabled_functions: $(owners) select_task_rq_fair lines"
 }
 
+# busy NAME HOLDER: NAME, loaded on stock beside HOLDER, attaches nothing,
+# and a switch to a policy or a shadow fails with EBUSY and one dmesg line;
+# NAME stays on stock and usable.
+busy() {
+	local name=$1 holder=$2 S=/sys/kernel/$1 f lines err
+	[ "$(cat "$S/hook")" = detached ] || st_bad "$name: hook attached on stock"
+	[ "$(owners)" = 1 ] || st_bad "enabled_functions: $(owners) select_task_rq_fair lines"
+	for f in policy shadow; do
+		lines=$(kmsg_count "$MSG")
+		if err=$( { printf mirror > "$S/$f"; } 2>&1); then
+			st_bad "$name: $f mirror accepted while $holder holds select_task_rq_fair"
+			continue
+		fi
+		[[ $err == *"Device or resource busy"* ]] ||
+			st_bad "$name: $f mirror: not EBUSY: $err"
+		[ "$(kmsg_count "$MSG")" = $((lines + 1)) ] ||
+			st_bad "$name: $f mirror: no (or more than one) dmesg line '$MSG'"
+	done
+	[ "$(cat "$S/policy")" = stock ] || st_bad "$name: policy $(cat "$S/policy") after EBUSY"
+	[ "$(cat "$S/shadow")" = off ] || st_bad "$name: shadow $(cat "$S/shadow") after EBUSY"
+	[ "$(cat "$S/hook")" = detached ] || st_bad "$name: hook attached after EBUSY"
+	sysw "$S/policy" stock || st_bad "$name: stock refused after EBUSY"
+	[ "$(owners)" = 1 ] || st_bad "enabled_functions: $(owners) select_task_rq_fair lines after EBUSY"
+}
+
 # works NAME POLICY: the loaded module NAME places wakeups with POLICY.
 works() {
-	local name=$1 pol=$2 p0
+	local name=$1 pol=$2 p0 WP_S=/sys/kernel/$1
 	sysw "$WP_S/policy" "$pol" || st_bad "$name: switch to $pol refused"
 	p0=$(stat_of "$pol" picks)
 	wait_stat_gt 300 "$pol" picks $((p0 + 200)) ||
@@ -63,19 +88,29 @@ while st_more; do
 	insmod "$WP_KO" policy="$p1" || { st_bad "insmod wakeplace failed"; break; }
 	refused "$TWIN" wakeplace_twin wakeplace
 	works wakeplace "$p1"
+	insmod "$TWIN" || { st_bad "insmod wakeplace_twin on stock failed beside wakeplace"; break; }
+	busy wakeplace_twin wakeplace
+	rmmod wakeplace_twin || { st_bad "rmmod wakeplace_twin failed"; break; }
 	rmmod wakeplace || { st_bad "rmmod wakeplace failed"; break; }
 	insmod "$TWIN" policy="$p2" ||
 		{ st_bad "insmod wakeplace_twin failed after wakeplace left"; break; }
 	refused "$WP_KO" wakeplace wakeplace_twin
 	works wakeplace_twin "$p2"
+	insmod "$WP_KO" || { st_bad "insmod wakeplace on stock failed beside wakeplace_twin"; break; }
+	busy wakeplace wakeplace_twin
+	rmmod wakeplace || { st_bad "rmmod wakeplace failed"; break; }
 	rmmod wakeplace_twin || { st_bad "rmmod wakeplace_twin failed"; break; }
 	[ "$(owners)" = 0 ] || st_bad "select_task_rq_fair still traced with no owner"
 	st_iter
 done
 
-# Once the other owner is gone, loading succeeds.
+# Once the other owner is gone, loading succeeds, and so does a switch
+# from stock.
 wp_load policy=idlemask
 works wakeplace idlemask
+wp_unload
+wp_load
+works wakeplace mirror
 wl_stop
 wp_unload
 st_finish

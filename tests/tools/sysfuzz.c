@@ -10,8 +10,7 @@
  *   policies/<p>/<tunable>            decimal in [min, max] of .../tunables
  *   parameters/slow_us, slow_max, slow_window_ms
  *                                     unsigned int (the kernel's parser)
- *   parameters/test_fault, test_revert_delay_ms, test_hold_mutex_ms
- *                                     skipped: the test build's fault knobs
+ *   parameters/test_*                 skipped: the test build's fault knobs
  * Anything else writable is reported as a failure (no oracle for it).
  *
  * Each input is written with one write(2) on a fresh descriptor.  The
@@ -748,9 +747,7 @@ static void discover(void)
 			snprintf(targets[ntargets - 1].rel,
 				 sizeof(targets[0].rel), "parameters/%.64s",
 				 de->d_name);
-		} else if (!strcmp(de->d_name, "test_fault") ||
-			   !strcmp(de->d_name, "test_revert_delay_ms") ||
-			   !strcmp(de->d_name, "test_hold_mutex_ms")) {
+		} else if (!strncmp(de->d_name, "test_", 5)) {
 			printf("file parameters/%s skipped (test-only fault knob)\n",
 			       de->d_name);
 		} else {

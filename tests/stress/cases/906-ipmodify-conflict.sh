@@ -3,7 +3,9 @@
 # desc: long IPMODIFY conflict cycles (default conflict:20)
 # requires: module perf
 #
-# The long version of tests/cases/706-ipmodify-conflict.sh: the same checks, more
+# The long version of tests/cases/706-ipmodify-conflict.sh: the same checks
+# (a non-stock load refused with EBUSY, a stock load beside the other owner
+# attaching nothing and its policy/shadow writes refused with EBUSY), more
 # iterations: the default target is 20, within a time budget of
 # 720 s (either may be changed with wpstress=conflict:N,conflict_s:SECS on the
 # guest command line, or WP_STRESS_CONFLICT=N and ..._S=SECS).

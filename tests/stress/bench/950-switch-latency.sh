@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: benchmark: policy switch latency under stress-ng (affinity, CPU hotplug, futex, switch, pipe, mq, clone, yield, eventfd); figures only
+# requires: module stress-ng
+#
+# Not part of make check: a benchmark, it fails only when a switch or the
+# module breaks, never on a figure.  Run it with
+#   WP_EXTRA_CASES=tests/stress/bench TESTS=950 KERNELS=6.1 TOPOS=llc2 tests/check
+# A loop writes every policy name in turn to policy for SECS seconds
+# (default 90; wpswitchlat=SECS on the guest command line, WP_VM_APPEND)
+# and reports p50/p90/max of the write's wall time, with the mean of each
+# phase from last_switch (hook, init, publish on the writer's path; grace
+# period and teardown of the old policy, deferred).  If
+# build/<release>-base/wakeplace.ko exists (the module of another commit,
+# e.g. main), it is measured first, the same way, as "base".
+. "$WP_TESTS/lib.sh"
+
+secs=90
+for a in $(</proc/cmdline); do
+	[[ $a == wpswitchlat=* ]] && secs=${a#wpswitchlat=}
+done
+STRESS=(stress-ng --affinity 1 --cpu-online 1 --futex 1 --switch 1
+	--pipe 1 --mq 1 --clone 1 --yield 1 --eventfd 1 --timeout 0 -q)
+
+# measure LABEL KO: one run; prints the summary line.
+measure() {
+	local label=$1 ko=$2 pols p t0 t1 n=0 bad=0 k v f
+	local -a ms
+	local -A sum
+	insmod "$ko" || fail "$label: insmod $ko failed"
+	read -r pols < /sys/kernel/wakeplace/available_policies
+	pols=${pols//[/}
+	pols=${pols//]/}
+	setsid "${STRESS[@]}" > "$WP_OUT/stress-ng.$label.log" 2>&1 < /dev/null &
+	local spid=$!
+	sleep 10
+	local end=$((SECONDS + secs))
+	while [ $SECONDS -lt $end ]; do
+		for p in $pols; do
+			t0=$EPOCHREALTIME
+			if ! { printf '%s' "$p" > /sys/kernel/wakeplace/policy; } 2>/dev/null; then
+				bad=$((bad + 1))
+				continue
+			fi
+			t1=$EPOCHREALTIME
+			ms+=($(( (${t1/./} - ${t0/./}) / 1000 )))
+			n=$((n + 1))
+			f=/sys/kernel/wakeplace/last_switch
+			if [ -r $f ]; then
+				mapfile -t ph < $f
+				echo "$p ${ms[n - 1]} ${ph[*]}" >> "$WP_OUT/phases.$label.txt"
+			fi
+			[ $SECONDS -lt $end ] || break
+		done
+	done
+	kill -INT -- "-$spid" 2>/dev/null
+	wait_until 120 sh -c "! kill -0 -- -$spid 2>/dev/null" || kill -KILL -- "-$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	# stress-ng --cpu-online may leave CPUs offline.
+	for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ "$(cat "$f")" = 1 ] || echo 1 > "$f"
+	done
+	rmmod wakeplace || fail "$label: rmmod under load failed"
+	[ "$bad" = 0 ] || fail "$label: $bad switches failed"
+	[ "$n" -gt 0 ] || fail "$label: no switch done"
+	local sorted
+	mapfile -t sorted < <(printf '%s\n' "${ms[@]}" | sort -n)
+	local line="$label: $n switches in ${secs}s: p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms"
+	# Lines "POLICY MS hook_us N init_us N ...": mean and max of each phase.
+	if [ -s "$WP_OUT/phases.$label.txt" ]; then
+		line+="; phases (us, mean/max): $(awk '{
+			for (i = 3; i < NF; i += 2) {
+				s[$i] += $(i + 1); if ($(i + 1) > m[$i]) m[$i] = $(i + 1)
+				if (!($i in o)) { o[$i] = ++k; name[k] = $i }
+			}
+		} END {
+			for (j = 1; j <= k; j++)
+				printf "%s %d/%d ", name[j], s[name[j]] / NR, m[name[j]]
+		}' "$WP_OUT/phases.$label.txt")"
+	fi
+	printf '%s\n' "${ms[@]}" > "$WP_OUT/switch-ms.$label.txt"
+	echo "$line" >> "$WP_OUT/switchlat.txt"
+	log "$line"
+}
+
+base=$WP_ROOT/build/$(uname -r)-base/wakeplace.ko
+[ -f "$base" ] && measure base "$base"
+measure new "$WP_KO"
+pass "switch latency measured (see switchlat.txt)"
