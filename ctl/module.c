@@ -394,6 +394,8 @@ int cmd_status(int argc, char **argv)
 	printf("state:       %s\n", state);
 	if (hs > 0)
 		printf("hook:        attached (%s)\n", hook);
+	else if (hs == 0 && !strcmp(pol, "stock") && !strcmp(shadow, "off"))
+		printf("hook:        not attached (on stock with no shadow the module registers no hook: the kernel's code runs with no callback)\n");
 	else if (hs == 0)
 		printf("hook:        not attached (select_task_rq_fair not in enabled_functions)\n");
 	else

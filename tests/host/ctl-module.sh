@@ -39,6 +39,11 @@ mv "$WAKEPLACE_ENABLED_FUNCTIONS.x" "$WAKEPLACE_ENABLED_FUNCTIONS"
 run status
 check "status: hook not attached is a problem when a policy is active" \
 	eval '[ $RC = 0 ] && grep -q "^hook: *not attached" "$OUT" && grep -q "^problem: .*hook is not attached" "$OUT"'
+echo stock >"$T/policy"
+run status
+check "status: on stock with no shadow a detached hook is expected, no hook problem" \
+	eval '[ $RC = 0 ] && grep -q "^hook: *not attached (on stock with no shadow" "$OUT" && ! grep -q "^problem: .*hook" "$OUT"'
+echo mirror >"$T/policy"
 rm -f "$WAKEPLACE_ENABLED_FUNCTIONS"
 run -j status
 check "status: unreadable enabled_functions gives hook unknown" eval '[ "$(jq -r .hook "$OUT")" = unknown ]'
