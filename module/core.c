@@ -50,6 +50,24 @@ struct wakeplace_policy *wp_policy_find(const char *name)
 	return NULL;
 }
 
+/**
+ * wp_policy_index() - @pol's index in wp_policies[].
+ * @pol: a registered policy.
+ *
+ * Also called from the wakeup path (a trip), hence notrace.
+ *
+ * Return: the index (0, stock's, for an unregistered pointer).
+ */
+notrace unsigned int wp_policy_index(struct wakeplace_policy *pol)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_nr_policies; i++)
+		if (wp_policies[i] == pol)
+			return i;
+	return 0;
+}
+
 static struct wakeplace_policy *wp_cur(struct wakeplace_policy __rcu **slot)
 {
 	return rcu_dereference_protected(*slot, lockdep_is_held(&wp_mutex));

@@ -180,10 +180,8 @@ static __always_inline int wp_fault_inject(int cpu, bool timed, bool *slow)
 /* @pol trips the self-protection; the first trip wins until cleared. */
 static notrace void wp_trip(struct wakeplace_policy *pol, enum wp_trip_reason why)
 {
-	unsigned int i;
+	unsigned int i = wp_policy_index(pol);
 
-	for (i = 0; i < wp_nr_policies && wp_policies[i] != pol; i++)
-		;
 	if (!cmpxchg(&wp_tripped, 0, (int)(1 + i * WP_TRIP_NR + why)))
 		wp_request_revert();
 }

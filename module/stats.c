@@ -60,16 +60,6 @@ static seqcount_mutex_t wp_base_seq;
 /* Baselines of the policies' stats, indexed like wp_policies[]. */
 static struct wp_pstats *wp_base;
 
-static unsigned int wp_policy_index(struct wakeplace_policy *pol)
-{
-	unsigned int i;
-
-	for (i = 0; i < wp_nr_policies; i++)
-		if (wp_policies[i] == pol)
-			return i;
-	return 0;
-}
-
 int wp_stats_init(void)
 {
 	unsigned int i;

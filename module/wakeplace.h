@@ -171,6 +171,7 @@ extern unsigned int wp_nr_policies;
 /* core.c */
 extern struct mutex wp_mutex;
 struct wakeplace_policy *wp_policy_find(const char *name);
+unsigned int wp_policy_index(struct wakeplace_policy *pol);
 int wp_set_policy(const char *name);
 int wp_set_shadow(const char *name);
 const char *wp_active_name(void);
