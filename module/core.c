@@ -19,6 +19,7 @@
 #include "idle.h"
 #include "hook.h"
 #include "stats.h"
+#include "latency.h"
 
 #define WP_POLICY(n) (&wp_policy_##n),
 struct wakeplace_policy *wp_policies[] = {
@@ -33,6 +34,8 @@ MODULE_PARM_DESC(policy, "Policy at load (default stock)");
 
 static char *shadow = "off";
 module_param(shadow, charp, 0444);
+module_param_named(latency_sample, wp_lat_period, uint, 0444);
+MODULE_PARM_DESC(latency_sample, "Track one wakeup in N per CPU for the latency statistics (0: off, default 1, at most 65536); changed at run time in /sys/kernel/wakeplace/latency_sample");
 MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
 
 /* Serialises switches, tunables, resets and the revert work. */
@@ -209,6 +212,9 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 			return ret;
 	}
 	t1 = ktime_get_ns();
+	/* Histograms before the first wakeup it places (or none: no memory). */
+	if (new && slot == &wp_active)
+		wp_lat_prepare(new);
 	if (new) {
 		ret = wp_get(new);
 		if (ret) {
@@ -417,6 +423,15 @@ static int __init wp_init(void)
 	ret = wp_hook_init();
 	if (ret)
 		goto err_wq;
+	if (wp_lat_period > WP_LAT_PERIOD_MAX) {
+		pr_err("wakeplace: latency_sample=%u is out of range (0..%u)\n",
+		       wp_lat_period, WP_LAT_PERIOD_MAX);
+		ret = -EINVAL;
+		goto err_wq;
+	}
+	ret = wp_lat_init();
+	if (ret)
+		goto err_wq;
 
 	/*
 	 * Stock first, so the hook always finds a policy; the hook attaches
@@ -461,6 +476,7 @@ err_policy:
 		wp_put(&wp_policy_stock);
 	RCU_INIT_POINTER(wp_active, NULL);
 	mutex_unlock(&wp_mutex);
+	wp_lat_exit();
 err_wq:
 	destroy_workqueue(wp_wq);
 err_stats:
@@ -497,6 +513,7 @@ static void __exit wp_exit(void)
 	RCU_INIT_POINTER(wp_active, NULL);
 	mutex_unlock(&wp_mutex);
 
+	wp_lat_exit();
 	destroy_workqueue(wp_wq);
 	wp_stats_exit();
 	wp_fair_exit();

@@ -30,6 +30,7 @@
 #include "hook.h"
 #include "fair.h"
 #include "stats.h"
+#include "latency.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -58,6 +59,9 @@ struct wakeplace_policy __rcu *wp_shadow;
 
 typedef int (*wp_select_fn)(struct task_struct *p, int prev, int flags);
 static wp_select_fn wp_orig __read_mostly;
+
+/* fair_sched_class, compared with p->sched_class (latency.c). */
+const void *wp_fair_class __read_mostly;
 
 unsigned int wp_sample_period __read_mostly = 64;
 
@@ -103,10 +107,11 @@ enum {
 	WP_FAULT_BAD_CPU,
 	WP_FAULT_SLOW,
 	WP_FAULT_SLOW_SPARSE,
+	WP_FAULT_PREV,
 	WP_FAULT_NR,
 };
 static const char * const wp_fault_names[WP_FAULT_NR] = {
-	"off", "bad_cpu", "slow", "slow_sparse",
+	"off", "bad_cpu", "slow", "slow_sparse", "prev",
 };
 static int wp_fault;
 static unsigned long wp_fault_sparse_last;
@@ -146,14 +151,16 @@ static const struct kernel_param_ops wp_fault_ops = {
 	.get = wp_fault_get,
 };
 module_param_cb(test_fault, &wp_fault_ops, NULL, 0644);
-MODULE_PARM_DESC(test_fault, "TEST BUILD: off | bad_cpu | slow | slow_sparse (one pick per 4 s counted slow)");
+MODULE_PARM_DESC(test_fault, "TEST BUILD: off | bad_cpu | slow | slow_sparse (one pick per 4 s counted slow) | prev (every pick is the previous CPU, idle or not)");
 
 /*
- * The injected faults, on the wakeup path: may change the pick, slow it
- * down, or (slow_sparse) have it counted as slow without a delay, since
- * under QEMU TCG local_clock() can clamp a long delay to a tick.
+ * The injected faults, on the wakeup path: may change the pick (prev
+ * stacks wakees on purpose), slow it down, or (slow_sparse) have it counted
+ * as slow without a delay, since under QEMU TCG local_clock() can clamp a
+ * long delay to a tick.
  */
-static notrace int wp_fault_inject(int cpu, bool timed, bool *slow)
+static notrace int wp_fault_inject(struct wp_wakeup *w, int cpu, bool timed,
+				   bool *slow)
 {
 	int f = READ_ONCE(wp_fault);
 
@@ -161,6 +168,10 @@ static notrace int wp_fault_inject(int cpu, bool timed, bool *slow)
 		return cpu;
 	if (cpu >= 0 && f == WP_FAULT_BAD_CPU)
 		return nr_cpu_ids + 1;
+	if (cpu >= 0 && f == WP_FAULT_PREV) {
+		w->outcome = WP_OUT_PREV;
+		return w->prev;
+	}
 	if (timed && f == WP_FAULT_SLOW)
 		udelay(READ_ONCE(slow_us) + 100);
 	if (timed && f == WP_FAULT_SLOW_SPARSE &&
@@ -171,7 +182,8 @@ static notrace int wp_fault_inject(int cpu, bool timed, bool *slow)
 	return cpu;
 }
 #else
-static __always_inline int wp_fault_inject(int cpu, bool timed, bool *slow)
+static __always_inline int wp_fault_inject(struct wp_wakeup *w, int cpu,
+					   bool timed, bool *slow)
 {
 	return cpu;
 }
@@ -371,7 +383,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	};
 	cpu = wp_place(pol, &w);
 
-	cpu = wp_fault_inject(cpu, timed, &slow);
+	cpu = wp_fault_inject(&w, cpu, timed, &slow);
 	if (timed) {
 		cost = local_clock() - t0;
 		if (slow || cost > (u64)READ_ONCE(slow_us) * NSEC_PER_USEC)
@@ -382,6 +394,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		w.outcome = WP_OUT_HANDBACK;
 		wp_count(WP_C_HANDED_BACK);
 		wp_account(pol, &w, -1, cost, timed);
+		wp_lat_placed(pol, p, prev, -1, WP_OUT_HANDBACK);
 		return;
 	}
 	if (unlikely(!wp_pick_ok(p, cpu))) {
@@ -390,6 +403,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	wp_account(pol, &w, cpu, cost, timed);
+	wp_lat_placed(pol, p, prev, cpu, w.outcome);
 	trace_select_cpu(pol->name, p->pid, prev, w.target, cpu, w.outcome,
 			 w.scanned, w.remote_lines, cost);
 	if (sh && sh != pol)
@@ -584,6 +598,7 @@ int wp_hook_init(void)
 		return -ENOENT;
 	}
 	wp_orig = (wp_select_fn)addr;
+	wp_fair_class = cls;
 
 	ret = ftrace_set_filter_ip(&wp_ops, addr, 0, 0);
 	if (ret) {

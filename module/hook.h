@@ -8,6 +8,7 @@
 extern struct wakeplace_policy __rcu *wp_active;
 extern struct wakeplace_policy __rcu *wp_shadow;
 extern unsigned int wp_sample_period;
+extern const void *wp_fair_class;
 
 /* Why a policy tripped the self-protection. */
 enum wp_trip_reason {

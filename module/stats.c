@@ -9,6 +9,7 @@
 #include <linux/string.h>
 #include <linux/seqlock.h>
 #include "stats.h"
+#include "latency.h"
 
 const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_PICKS]		= "picks",
@@ -30,6 +31,12 @@ const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_COST_NS]		= "cost_ns",
 	[WP_ST_SHADOW_CMP]	= "shadow_compared",
 	[WP_ST_SHADOW_AGREE]	= "shadow_agreed",
+	[WP_ST_TRACKED]		= "tracked",
+	[WP_ST_STACKED]		= "stacked",
+	[WP_ST_DOUBLE]		= "double_picks",
+	[WP_ST_MOVED]		= "moved",
+	[WP_ST_MIGRATED]	= "migrated",
+	[WP_ST_MIGRATED_LLC]	= "migrated_llc",
 };
 
 const char * const wp_counter_names[WP_C_NR] = {
@@ -45,6 +52,7 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_STALE]		= "stale",
 	[WP_C_CORE_CLAIMS]	= "core_claims",
 	[WP_C_CORE_CLAIM_BUSY]	= "core_claim_busy",
+	[WP_C_LAT_DROPPED]	= "lat_dropped",
 };
 
 DEFINE_PER_CPU(struct wp_counters, wp_counters);
@@ -152,6 +160,7 @@ void wp_stats_reset(struct wakeplace_policy *pol)
 	write_seqcount_begin(&wp_base_seq);
 	wp_stats_raw(pol, &wp_base[wp_policy_index(pol)]);
 	write_seqcount_end(&wp_base_seq);
+	wp_lat_reset(pol);
 }
 
 static u64 wp_counter_raw(enum wp_counter c)

@@ -20,6 +20,12 @@ enum wp_stat {
 	WP_ST_COST_NS,
 	WP_ST_SHADOW_CMP,
 	WP_ST_SHADOW_AGREE,	/* per CPU: disagreements; summed: agreements */
+	WP_ST_TRACKED,		/* latency.c, at switch-in: */
+	WP_ST_STACKED,
+	WP_ST_DOUBLE,
+	WP_ST_MOVED,
+	WP_ST_MIGRATED,
+	WP_ST_MIGRATED_LLC,
 	WP_ST_NR,
 };
 
@@ -48,6 +54,7 @@ enum wp_counter {
 	WP_C_STALE,
 	WP_C_CORE_CLAIMS,
 	WP_C_CORE_CLAIM_BUSY,
+	WP_C_LAT_DROPPED,
 	WP_C_NR,
 };
 

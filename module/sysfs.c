@@ -18,8 +18,10 @@
 #include "compat.h"
 #include "hook.h"
 #include "stats.h"
+#include "latency.h"
 
 static struct kobject *wp_kobj, *wp_stats_kobj, *wp_pol_kobj;
+static struct kobject *wp_lat_kobj, *wp_lathist_kobj;
 
 /*
  * A name as written by echo: one printable token, optional trailing
@@ -204,6 +206,26 @@ static ssize_t sample_period_store(struct kobject *k, struct kobj_attribute *a,
 	return count;
 }
 
+static ssize_t latency_sample_show(struct kobject *k,
+				   struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(wp_lat_period));
+}
+
+static ssize_t latency_sample_store(struct kobject *k,
+				    struct kobj_attribute *a, const char *buf,
+				    size_t count)
+{
+	int v, ret = wp_parse_int(buf, count, 0, WP_LAT_PERIOD_MAX, &v);
+
+	if (ret)
+		return ret;
+	mutex_lock(&wp_mutex);
+	ret = wp_lat_set_period(v);
+	mutex_unlock(&wp_mutex);
+	return ret ? ret : count;
+}
+
 static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(version),
 	__ATTR_RO(kernel),
@@ -215,6 +237,7 @@ static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(hook),
 	__ATTR_RO(last_switch),
 	__ATTR(sample_period, 0644, sample_period_show, sample_period_store),
+	__ATTR(latency_sample, 0644, latency_sample_show, latency_sample_store),
 };
 
 static struct attribute *wp_attr_ptrs[ARRAY_SIZE(wp_attrs) + 1];
@@ -282,6 +305,131 @@ static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
 }
 
 static struct kobj_attribute wp_reset_attr = __ATTR_WO(reset);
+
+/* The rows of latency/ and latency_hist/: all, then the outcomes. */
+static const char *wp_lat_row(int r)
+{
+	return r ? wp_stat_names[WP_ST_OUT + r - 1] : "all";
+}
+
+/* Row @r of @h: the merged outcomes for all (r == 0), else one outcome. */
+static void wp_lat_row_hist(const struct wp_lathist *h, int r, u64 *row,
+			    u64 *total)
+{
+	int o, i;
+
+	*total = 0;
+	for (i = 0; i < WP_LAT_BUCKETS; i++) {
+		if (r) {
+			row[i] = h->b[r - 1][i];
+		} else {
+			row[i] = 0;
+			for (o = 0; o < WP_OUT_NR; o++)
+				row[i] += h->b[o][i];
+		}
+		*total += row[i];
+	}
+}
+
+static ssize_t latency_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct wp_lathist *h;
+	u64 *row, n;
+	int r, len = 0;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	row = kmalloc_array(WP_LAT_BUCKETS, sizeof(*row), GFP_KERNEL);
+	if (!h || !row) {
+		kvfree(h);
+		kfree(row);
+		return -ENOMEM;
+	}
+	wp_lat_sum(to_pattr(a)->pol, h);
+	for (r = 0; r <= WP_OUT_NR; r++) {
+		wp_lat_row_hist(h, r, row, &n);
+		len += sysfs_emit_at(buf, len, "%s %llu %llu %llu %llu %llu\n",
+				     wp_lat_row(r), n,
+				     wp_lat_percentile(row, n, 1, 2),
+				     wp_lat_percentile(row, n, 9, 10),
+				     wp_lat_percentile(row, n, 99, 100),
+				     wp_lat_percentile(row, n, 999, 1000));
+	}
+	kvfree(h);
+	kfree(row);
+	return len;
+}
+
+/*
+ * latency_hist/<policy>: text that can outgrow a page, so a binary
+ * attribute of unbounded size: a read at offset 0 takes a snapshot, later
+ * offsets are served from it.
+ */
+struct wp_hattr {
+	struct bin_attribute ba;
+	struct wakeplace_policy *pol;
+	struct mutex lock;	/* text, len */
+	char *text;
+	size_t len;
+};
+static struct wp_hattr *wp_hattrs;
+
+/* Worst case of one row: its name and every bucket, "IDX:COUNT;". */
+#define WP_HIST_ROW_MAX	(WP_NAME_MAX + 8 + WP_LAT_BUCKETS * 26)
+
+static int wp_hist_snapshot(struct wp_hattr *ha)
+{
+	size_t cap = (WP_OUT_NR + 1) * WP_HIST_ROW_MAX, len = 0;
+	struct wp_lathist *h;
+	u64 *row, n;
+	char *text;
+	int r, i;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	row = kmalloc_array(WP_LAT_BUCKETS, sizeof(*row), GFP_KERNEL);
+	text = kvmalloc(cap, GFP_KERNEL);
+	if (!h || !row || !text) {
+		kvfree(h);
+		kfree(row);
+		kvfree(text);
+		return -ENOMEM;
+	}
+	wp_lat_sum(ha->pol, h);
+	for (r = 0; r <= WP_OUT_NR; r++) {
+		wp_lat_row_hist(h, r, row, &n);
+		len += scnprintf(text + len, cap - len, "%s " WP_LAT_TAG,
+				 wp_lat_row(r));
+		for (i = 0; i < WP_LAT_BUCKETS; i++)
+			if (row[i])
+				len += scnprintf(text + len, cap - len,
+						 ";%d:%llu", i, row[i]);
+		len += scnprintf(text + len, cap - len, "\n");
+	}
+	kvfree(h);
+	kfree(row);
+	kvfree(ha->text);
+	ha->text = text;
+	ha->len = len;
+	return 0;
+}
+
+static ssize_t latency_hist_read(struct file *f, struct kobject *k,
+				 struct bin_attribute *ba, char *buf,
+				 loff_t off, size_t count)
+{
+	struct wp_hattr *ha = container_of(ba, struct wp_hattr, ba);
+	ssize_t ret = 0;
+
+	mutex_lock(&ha->lock);
+	if (!off || !ha->text)
+		ret = wp_hist_snapshot(ha);
+	if (!ret && off < ha->len) {
+		ret = min_t(size_t, count, ha->len - off);
+		memcpy(buf, ha->text + off, ret);
+	}
+	mutex_unlock(&ha->lock);
+	return ret;
+}
 
 static ssize_t description_show(struct kobject *k, struct kobj_attribute *a,
 				char *buf)
@@ -374,6 +522,21 @@ static void wp_put_policy_kobjs(void)
  */
 void wp_sysfs_exit(void)
 {
+	unsigned int i;
+
+	if (wp_hattrs) {
+		for (i = 0; i < wp_nr_policies; i++) {
+			if (wp_hattrs[i].pol)
+				sysfs_remove_bin_file(wp_lathist_kobj,
+						      &wp_hattrs[i].ba);
+			kvfree(wp_hattrs[i].text);
+		}
+		kfree(wp_hattrs);
+		wp_hattrs = NULL;
+	}
+	kobject_put(wp_lathist_kobj);
+	kobject_put(wp_lat_kobj);
+	wp_lathist_kobj = wp_lat_kobj = NULL;
 	wp_put_policy_kobjs();
 	kobject_put(wp_pol_kobj);
 	kobject_put(wp_stats_kobj);
@@ -397,10 +560,16 @@ int wp_sysfs_init(void)
 	for (i = 0; i < ARRAY_SIZE(wp_attrs); i++)
 		wp_attr_ptrs[i] = &wp_attrs[i].attr;
 
-	wp_max_pattrs = wp_nr_policies * (3 + WP_MAX_TUNABLES);
+	wp_max_pattrs = wp_nr_policies * (4 + WP_MAX_TUNABLES);
 	wp_pattrs = kcalloc(wp_max_pattrs, sizeof(*wp_pattrs), GFP_KERNEL);
-	if (!wp_pattrs)
+	wp_hattrs = kcalloc(wp_nr_policies, sizeof(*wp_hattrs), GFP_KERNEL);
+	if (!wp_pattrs || !wp_hattrs) {
+		kfree(wp_pattrs);
+		kfree(wp_hattrs);
+		wp_pattrs = NULL;
+		wp_hattrs = NULL;
 		return -ENOMEM;
+	}
 
 	/* The twin of test 706 gets its own directory (KBUILD_MODNAME). */
 	wp_kobj = kobject_create_and_add(KBUILD_MODNAME, kernel_kobj);
@@ -412,7 +581,9 @@ int wp_sysfs_init(void)
 	ret = -ENOMEM;
 	wp_stats_kobj = kobject_create_and_add("stats", wp_kobj);
 	wp_pol_kobj = kobject_create_and_add("policies", wp_kobj);
-	if (!wp_stats_kobj || !wp_pol_kobj)
+	wp_lat_kobj = kobject_create_and_add("latency", wp_kobj);
+	wp_lathist_kobj = kobject_create_and_add("latency_hist", wp_kobj);
+	if (!wp_stats_kobj || !wp_pol_kobj || !wp_lat_kobj || !wp_lathist_kobj)
 		goto err;
 	ret = sysfs_create_file(wp_stats_kobj, &wp_reset_attr.attr);
 	if (ret)
@@ -427,6 +598,21 @@ int wp_sysfs_init(void)
 			goto err;
 		ret = wp_add_pattr(wp_stats_kobj, pol->name, 0444, stats_show,
 				   NULL, pol, 0);
+		if (!ret)
+			ret = wp_add_pattr(wp_lat_kobj, pol->name, 0444,
+					   latency_show, NULL, pol, 0);
+		if (!ret) {
+			struct wp_hattr *ha = &wp_hattrs[i];
+
+			sysfs_bin_attr_init(&ha->ba);
+			mutex_init(&ha->lock);
+			ha->ba.attr.name = pol->name;
+			ha->ba.attr.mode = 0444;
+			ha->ba.read = latency_hist_read;
+			ret = sysfs_create_bin_file(wp_lathist_kobj, &ha->ba);
+			if (!ret)
+				ha->pol = pol;
+		}
 		if (!ret)
 			ret = wp_add_pattr(pol->kobj, "description", 0444,
 					   description_show, NULL, pol, 0);

@@ -14,6 +14,12 @@
 #include <linux/tracepoint.h>
 #include "compat.h"
 
+/* enum wp_outcome, as the stats files name the outcomes. */
+#define wp_print_outcome(v)						\
+	__print_symbolic(v, { 0, "target" }, { 1, "prev" },		\
+			 { 2, "recent" }, { 3, "scan" }, { 4, "mask" },	\
+			 { 5, "fallback" }, { 6, "handback" }, { 7, "local" })
+
 TRACE_EVENT(select_cpu,
 
 	TP_PROTO(const char *policy, pid_t pid, int prev, int target,
@@ -50,13 +56,52 @@ TRACE_EVENT(select_cpu,
 	TP_printk("policy=%s pid=%d prev=%d target=%d chosen=%d outcome=%s scanned=%u remote=%u cost_ns=%llu",
 		  __get_str(policy), __entry->pid, __entry->prev,
 		  __entry->target, __entry->chosen,
-		  __print_symbolic(__entry->outcome,
-				   { 0, "target" }, { 1, "prev" },
-				   { 2, "recent" }, { 3, "scan" },
-				   { 4, "mask" }, { 5, "fallback" },
-				   { 6, "handback" }, { 7, "local" }),
+		  wp_print_outcome(__entry->outcome),
 		  __entry->scanned, __entry->remote,
 		  (unsigned long long)__entry->cost_ns)
+);
+
+/*
+ * wakeplace:wakeup_latency, one event per tracked wakeup (latency_sample),
+ * when the task is switched in: which policy placed it, how, where, where
+ * it ran and how long it waited.  placed is -1 if the task never showed
+ * up in sched_wakeup.  Stock's wakeups have outcome handback.
+ */
+TRACE_EVENT(wakeup_latency,
+
+	TP_PROTO(const char *policy, pid_t pid, int prev, int placed,
+		 int ran_on, int outcome, int stacked, u64 latency_ns),
+
+	TP_ARGS(policy, pid, prev, placed, ran_on, outcome, stacked,
+		latency_ns),
+
+	TP_STRUCT__entry(
+		__string(policy, policy)
+		__field(pid_t, pid)
+		__field(int, prev)
+		__field(int, placed)
+		__field(int, ran_on)
+		__field(int, outcome)
+		__field(int, stacked)
+		__field(u64, latency_ns)
+	),
+
+	TP_fast_assign(
+		WP_TRACE_ASSIGN_STR(policy, policy);
+		__entry->pid = pid;
+		__entry->prev = prev;
+		__entry->placed = placed;
+		__entry->ran_on = ran_on;
+		__entry->outcome = outcome;
+		__entry->stacked = stacked;
+		__entry->latency_ns = latency_ns;
+	),
+
+	TP_printk("policy=%s pid=%d prev=%d placed=%d ran_on=%d outcome=%s stacked=%d latency_ns=%llu",
+		  __get_str(policy), __entry->pid, __entry->prev,
+		  __entry->placed, __entry->ran_on,
+		  wp_print_outcome(__entry->outcome),
+		  __entry->stacked, (unsigned long long)__entry->latency_ns)
 );
 
 #endif /* WP_TRACE_H */

@@ -10,12 +10,15 @@
  * "cpu N count", then "trials N".
  *
  * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]
- *                  [-b BUSY_US]
+ *                  [-b BUSY_US] [-x CPU] [-I]
  *
  * SETTLE_US (default 20000) is how long the waker waits after the wakee
  * said it is going to sleep, so that it really sleeps when woken.
  * BUSY_US (default 0) is how long the waker then runs before the wake, to
- * make it a long-running waker.
+ * make it a long-running waker.  -x CPU leaves CPU out of the wakee's
+ * allowed set while it sleeps (so an idle CPU cannot pull it); -I makes the
+ * wakee SCHED_IDLE, so that queued behind a spinner it never preempts it
+ * and waits for the spinner's tick.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,9 +35,10 @@
 #include <unistd.h>
 
 #define MAX_SPIN 64
-#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US]\n"
+#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I]\n"
 
-static int waker_cpu = -1, prev_cpu = -1, trials = 50;
+static int waker_cpu = -1, prev_cpu = -1, trials = 50, exclude_cpu = -1;
+static int wakee_idle;
 static long settle_us = 20000, busy_us;
 static int spin_cpus[MAX_SPIN], nr_spin;
 static atomic_int go_word, ack_word, stop;
@@ -71,7 +75,8 @@ static void pin(pid_t tid, int cpu)
 	CPU_ZERO(&set);
 	if (cpu < 0) {
 		for (int i = 0; i < CPU_SETSIZE; i++)
-			CPU_SET(i, &set);
+			if (i != exclude_cpu)
+				CPU_SET(i, &set);
 	} else {
 		CPU_SET(cpu, &set);
 	}
@@ -124,6 +129,15 @@ static void *wakee(void *arg)
 
 	(void)arg;
 	wakee_tid = (pid_t)syscall(SYS_gettid);
+	if (wakee_idle) {
+		struct sched_param sp = { .sched_priority = 0 };
+
+		if (sched_setscheduler(0, SCHED_IDLE, &sp)) {
+			fprintf(stderr, "wakeprobe: SCHED_IDLE refused for the sleeper: %s\n",
+				strerror(errno));
+			exit(2);
+		}
+	}
 	for (;;) {
 		/* Run on PREV, then go to sleep there with any CPU allowed. */
 		pin(0, prev_cpu);
@@ -149,7 +163,7 @@ int main(int argc, char **argv)
 	struct timespec settle;
 	int opt, i, n;
 
-	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:I")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -169,6 +183,12 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			busy_us = parse_us(optarg);
+			break;
+		case 'x':
+			exclude_cpu = atoi(optarg);
+			break;
+		case 'I':
+			wakee_idle = 1;
 			break;
 		default:
 			fprintf(stderr, USAGE);

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Wakeup-to-run latency and placement quality.
+ *
+ * A tracked wakeup has a slot in one global table, keyed by its task
+ * pointer (no field can be added to task_struct), in three steps:
+ *
+ * placement	the hook (a non-stock policy) or sched_waking (stock, which
+ *		has no hook) claims a slot and stamps it: time, policy,
+ *		outcome, previous CPU;
+ * arrival	sched_wakeup, under the runqueue lock of the CPU the task was
+ *		queued on, notes that CPU, whether it was busy (stacked) and
+ *		whether it had just been given another wakee that has not
+ *		run yet (a double pick);
+ * switch-in	sched_switch, on whatever CPU runs the task, consumes the
+ *		slot and accounts it all to the slot's policy and outcome on
+ *		that CPU's counters and histograms.
+ *
+ * Every change of a slot is claim (cmpxchg of the key to BUSY), write,
+ * release (store of the key): two tasks colliding on a slot lose one sample
+ * (lat_dropped), never mix two.  The switch-in consumes with a cmpxchg from
+ * the key it read, so a slot taken over meanwhile is not accounted.  Task
+ * pointers in slots are compared, never dereferenced.
+ *
+ * Times are local_clock(), the clock of the scheduler's own wait-time
+ * statistics; across CPUs it can be off by its per-CPU drift, and a
+ * negative difference counts as 0.
+ */
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include "latency.h"
+#include "hook.h"
+#include "sched.h"
+#include "stats.h"
+#include "trace.h"
+
+/* Low bits of a slot key (task_structs are cache-line aligned). */
+#define WP_LAT_BUSY	1UL	/* the whole key: claimed, being written */
+#define WP_LAT_STACKED	2UL
+#define WP_LAT_DOUBLE	4UL
+#define WP_LAT_FLAGS	7UL
+
+/**
+ * struct wp_lat_slot - one tracked wakeup.
+ * @key: 0 (free), WP_LAT_BUSY, or the task pointer with flag bits.
+ * @t0: local_clock() at the placement.
+ * @prev: the task's previous CPU.
+ * @placed: the CPU it was queued on (-1 until it arrived).
+ * @pol: index of the policy in wp_policies[].
+ * @outcome: enum wp_outcome of the placement.
+ */
+struct wp_lat_slot {
+	unsigned long key;
+	u64 t0;
+	s32 prev;
+	s32 placed;
+	u16 pol;
+	u8 outcome;
+} __aligned(32);
+
+/* Pairs of slots, one cache line each; a task hashes to one pair. */
+static struct wp_lat_slot *wp_lat_tab;
+static unsigned int wp_lat_bits;
+
+/**
+ * struct wp_lat_pol - one policy's histograms.
+ * @cpu: per possible CPU, its histograms (NULL until the policy was first
+ *	active with tracking on); published once, freed at unload.
+ * @base: the reset baseline (the sum at the last reset).
+ */
+struct wp_lat_pol {
+	struct wp_lathist **cpu;
+	struct wp_lathist *base;
+};
+static struct wp_lat_pol *wp_lat_pols;
+
+/* Reads of the sums retry around a reset, like the stats' baselines. */
+static seqcount_mutex_t wp_lat_seq;
+
+unsigned int wp_lat_period __read_mostly = 1;
+static DEFINE_PER_CPU(unsigned int, wp_lat_countdown);
+
+/*
+ * Per CPU, the last arrival there and its task while it has not run: the
+ * double-pick check.  Written under that CPU's runqueue lock, by whichever
+ * CPU holds it.
+ */
+struct wp_arrival {
+	u64 t;
+	struct task_struct *pending;
+};
+static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_arrival, wp_arrival);
+
+static struct tracepoint *wp_tp_waking, *wp_tp_wakeup, *wp_tp_switch;
+static bool wp_lat_probes;
+
+static notrace unsigned int wp_lat_bucket(u64 v)
+{
+	unsigned int shift;
+
+	if (v < (1ULL << WP_LAT_SUB_BITS))
+		return v;
+	if (v >= (1ULL << WP_LAT_MAX_LOG2))
+		return WP_LAT_BUCKETS - 1;
+	shift = fls64(v) - WP_LAT_SUB_BITS;
+	return shift * WP_LAT_HALF + (unsigned int)(v >> shift);
+}
+
+static u64 wp_lat_lower(unsigned int i)
+{
+	unsigned int shift;
+
+	if (i < (1U << WP_LAT_SUB_BITS))
+		return i;
+	shift = i / WP_LAT_HALF - 1;
+	return (u64)(i - shift * WP_LAT_HALF) << shift;
+}
+
+static u64 wp_lat_width(unsigned int i)
+{
+	if (i < (1U << WP_LAT_SUB_BITS))
+		return 1;
+	return 1ULL << (i / WP_LAT_HALF - 1);
+}
+
+/**
+ * wp_lat_percentile() - a percentile of one histogram row.
+ * @b: WP_LAT_BUCKETS counts.
+ * @total: their sum.
+ * @num: the quantile's numerator (e.g. 999)...
+ * @den: ...and denominator (e.g. 1000).
+ *
+ * Return: the midpoint, rounded down, of the bucket holding the sample of
+ * rank ceil(@total * @num / @den), in ns (llhist.h's rule); 0 if empty.
+ */
+u64 wp_lat_percentile(const u64 *b, u64 total, unsigned int num,
+		      unsigned int den)
+{
+	u64 rank, seen = 0;
+	unsigned int i;
+
+	if (!total)
+		return 0;
+	rank = div64_u64(total * num + den - 1, den);
+	if (!rank)
+		rank = 1;
+	for (i = 0; i < WP_LAT_BUCKETS - 1; i++) {
+		seen += b[i];
+		if (seen >= rank)
+			break;
+	}
+	return wp_lat_lower(i) + (wp_lat_width(i) - 1) / 2;
+}
+
+/* The slot of @p in its pair, with its key, or NULL. */
+static notrace struct wp_lat_slot *wp_lat_find(struct task_struct *p,
+					       unsigned long *key)
+{
+	struct wp_lat_slot *pair = &wp_lat_tab[hash_ptr(p, wp_lat_bits) & ~1U];
+	unsigned long k;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		/* Pairs with the release in insert/arrival: fields are set. */
+		k = smp_load_acquire(&pair[i].key);
+		if ((k & ~WP_LAT_FLAGS) == (unsigned long)p) {
+			*key = k;
+			return &pair[i];
+		}
+	}
+	return NULL;
+}
+
+/* Placement: claim a slot for @p and stamp it (one wakeup in the period). */
+static notrace void wp_lat_insert(unsigned int pol, struct task_struct *p,
+				  int prev, int placed, int outcome)
+{
+	unsigned int period = READ_ONCE(wp_lat_period);
+	unsigned int *cd = this_cpu_ptr(&wp_lat_countdown);
+	unsigned long key = (unsigned long)p, k0, k1, seen;
+	struct wp_lat_slot *pair, *s;
+
+	if (!period || ++*cd < period)
+		return;
+	*cd = 0;
+	if (key & WP_LAT_FLAGS)
+		return;
+	pair = &wp_lat_tab[hash_ptr(p, wp_lat_bits) & ~1U];
+	k0 = READ_ONCE(pair[0].key);
+	k1 = READ_ONCE(pair[1].key);
+	if ((k0 & ~WP_LAT_FLAGS) == key || !k0) {
+		s = &pair[0];
+		seen = k0;
+	} else if ((k1 & ~WP_LAT_FLAGS) == key || !k1) {
+		s = &pair[1];
+		seen = k1;
+	} else {
+		/* Both taken by others: the older one loses its sample. */
+		s = READ_ONCE(pair[0].t0) <= READ_ONCE(pair[1].t0) ?
+		    &pair[0] : &pair[1];
+		seen = s == &pair[0] ? k0 : k1;
+		wp_count(WP_C_LAT_DROPPED);
+		if (seen == WP_LAT_BUSY)
+			return;
+	}
+	if (cmpxchg(&s->key, seen, WP_LAT_BUSY) != seen) {
+		wp_count(WP_C_LAT_DROPPED);
+		return;
+	}
+	s->t0 = local_clock();
+	s->prev = prev;
+	s->placed = placed;
+	s->pol = pol;
+	s->outcome = outcome;
+	/* Publish the fields with the key (wp_lat_find() acquires it). */
+	smp_store_release(&s->key, key);
+}
+
+/**
+ * wp_lat_placed() - the hook placed (or handed back) one wakeup.
+ * @pol: the active policy.
+ * @p: the waking task.
+ * @prev: its previous CPU.
+ * @cpu: the pick, or -1 for a hand-back (the kernel picks).
+ * @outcome: how the pick was found.
+ *
+ * Wakeup path: notrace, lock-free, allocation-free.
+ */
+notrace void wp_lat_placed(struct wakeplace_policy *pol, struct task_struct *p,
+			   int prev, int cpu, enum wp_outcome outcome)
+{
+	wp_lat_insert(wp_policy_index(pol), p, prev, cpu, outcome);
+}
+
+/*
+ * sched_waking: stock has no hook, so its wakeups are stamped here, those
+ * the hook would have seen: CFS tasks allowed on several CPUs that are not
+ * queued (a queued task is woken in place, without a placement).
+ */
+static notrace void wp_lat_probe_waking(void *data, struct task_struct *p)
+{
+	if (rcu_dereference_sched(wp_active) != &wp_policy_stock)
+		return;
+	if (READ_ONCE(p->on_rq) || p->sched_class != wp_fair_class ||
+	    p->nr_cpus_allowed < 2 || p->migration_disabled)
+		return;
+	wp_lat_insert(wp_policy_index(&wp_policy_stock), p, task_cpu(p), -1,
+		      WP_OUT_HANDBACK);
+}
+
+/* sched_wakeup: @p is queued on task_cpu(p), whose rq lock is held. */
+static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
+{
+	struct wp_lat_slot *s;
+	struct wp_arrival *a;
+	unsigned long k, flags = 0;
+	int cpu = task_cpu(p);
+	void *rq = wp_rq(cpu);
+	u64 now;
+
+	s = wp_lat_find(p, &k);
+	if (!s || k & WP_LAT_FLAGS)
+		return;
+	now = local_clock();
+	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
+	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *) ||
+	    wp_rq_nr_not_delayed(rq) > 1)
+		flags |= WP_LAT_STACKED;
+	a = per_cpu_ptr(&wp_arrival, cpu);
+	if (a->pending && a->pending != p && now - a->t < TICK_NSEC)
+		flags |= WP_LAT_DOUBLE;
+	a->t = now;
+	a->pending = p;
+
+	if (cmpxchg(&s->key, k, WP_LAT_BUSY) != k)
+		return;
+	s->placed = cpu;
+	/* As in wp_lat_insert(): the key publishes the field. */
+	smp_store_release(&s->key, k | flags);
+}
+
+static notrace void wp_lat_account(struct task_struct *p, int cpu,
+				   unsigned long key, u64 lat, int prev,
+				   int placed, unsigned int pi, int outcome)
+{
+	struct wakeplace_policy *pol = wp_policies[pi];
+	struct wp_pstats *st = this_cpu_ptr(pol->stats);
+	struct wp_lathist **h = READ_ONCE(wp_lat_pols[pi].cpu);
+
+	st->v[WP_ST_TRACKED]++;
+	if (key & WP_LAT_STACKED)
+		st->v[WP_ST_STACKED]++;
+	if (key & WP_LAT_DOUBLE)
+		st->v[WP_ST_DOUBLE]++;
+	if (placed >= 0 && placed != cpu)
+		st->v[WP_ST_MOVED]++;
+	if (prev != cpu) {
+		st->v[WP_ST_MIGRATED]++;
+		if ((unsigned int)prev >= nr_cpu_ids ||
+		    !wp_cpus_share_cache(prev, cpu))
+			st->v[WP_ST_MIGRATED_LLC]++;
+	}
+	if (h)
+		h[cpu]->b[outcome][wp_lat_bucket(lat)]++;
+	trace_wakeup_latency(pol->name, p->pid, prev, placed, cpu, outcome,
+			     !!(key & WP_LAT_STACKED), lat);
+}
+
+/* sched_switch: @next runs on this CPU now; its slot, if any, is done. */
+static notrace void wp_lat_probe_switch(void *data, bool preempt,
+					struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state)
+{
+	struct wp_arrival *a = this_cpu_ptr(&wp_arrival);
+	struct wp_lat_slot *s;
+	unsigned long k;
+	int sprev, placed, outcome;
+	unsigned int pi;
+	u64 t0, now;
+
+	if (a->pending == next)
+		a->pending = NULL;
+	if (is_idle_task(next))
+		return;
+	s = wp_lat_find(next, &k);
+	if (!s)
+		return;
+	t0 = s->t0;
+	sprev = s->prev;
+	placed = s->placed;
+	pi = s->pol;
+	outcome = s->outcome;
+	/* Taken over since we read the key: the fields may be another's. */
+	if (cmpxchg(&s->key, k, 0) != k)
+		return;
+	if (pi >= wp_nr_policies || outcome >= WP_OUT_NR)
+		return;
+	now = local_clock();
+	wp_lat_account(next, smp_processor_id(), k, now > t0 ? now - t0 : 0,
+		       sprev, placed, pi, outcome);
+}
+
+static void wp_lat_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_waking"))
+		wp_tp_waking = tp;
+	else if (!strcmp(tp->name, "sched_wakeup"))
+		wp_tp_wakeup = tp;
+	else if (!strcmp(tp->name, "sched_switch"))
+		wp_tp_switch = tp;
+}
+
+static void wp_lat_probes_off(void)
+{
+	if (!wp_lat_probes)
+		return;
+	tracepoint_probe_unregister(wp_tp_waking, wp_lat_probe_waking, NULL);
+	tracepoint_probe_unregister(wp_tp_wakeup, wp_lat_probe_wakeup, NULL);
+	tracepoint_probe_unregister(wp_tp_switch, wp_lat_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+	wp_lat_probes = false;
+}
+
+/*
+ * Register the probes on an empty table: slots left from an earlier
+ * period of tracking would pair with wakeups they never saw.  The caller
+ * made sure nothing inserts (wp_lat_period is 0 and an RCU grace period
+ * passed since, or nothing ever ran).
+ */
+static int wp_lat_probes_on(void)
+{
+	int ret;
+
+	if (wp_lat_probes)
+		return 0;
+	memset(wp_lat_tab, 0, sizeof(*wp_lat_tab) << wp_lat_bits);
+	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
+					NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(wp_tp_wakeup, wp_lat_probe_wakeup,
+					NULL);
+	if (ret)
+		goto err_switch;
+	ret = tracepoint_probe_register(wp_tp_waking, wp_lat_probe_waking,
+					NULL);
+	if (ret)
+		goto err_wakeup;
+	wp_lat_probes = true;
+	return 0;
+err_wakeup:
+	tracepoint_probe_unregister(wp_tp_wakeup, wp_lat_probe_wakeup, NULL);
+err_switch:
+	tracepoint_probe_unregister(wp_tp_switch, wp_lat_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
+static void wp_lat_pol_free(struct wp_lat_pol *lp)
+{
+	int cpu;
+
+	if (lp->cpu) {
+		for_each_possible_cpu(cpu)
+			kvfree(lp->cpu[cpu]);
+		kfree(lp->cpu);
+	}
+	kvfree(lp->base);
+	lp->cpu = NULL;
+	lp->base = NULL;
+}
+
+/**
+ * wp_lat_prepare() - allocate @pol's histograms if tracking is on.
+ * @pol: a policy about to become active.
+ *
+ * Context: wp_mutex held; may sleep.  Kept until unload once allocated.
+ *
+ * Return: 0, or -ENOMEM (the policy then runs without histograms; its
+ * counters still count).
+ */
+int wp_lat_prepare(struct wakeplace_policy *pol)
+{
+	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
+	struct wp_lathist **h;
+	int cpu;
+
+	if (!READ_ONCE(wp_lat_period) || lp->cpu)
+		return 0;
+	lp->base = kvzalloc(sizeof(*lp->base), GFP_KERNEL);
+	h = kcalloc(nr_cpu_ids, sizeof(*h), GFP_KERNEL);
+	if (!lp->base || !h)
+		goto err;
+	for_each_possible_cpu(cpu) {
+		h[cpu] = kvzalloc_node(sizeof(**h), GFP_KERNEL,
+				       cpu_to_node(cpu));
+		if (!h[cpu])
+			goto err;
+	}
+	/* Readers (acquire in wp_lat_sum()) see zeroed histograms. */
+	smp_store_release(&lp->cpu, h);
+	return 0;
+err:
+	if (h)
+		for_each_possible_cpu(cpu)
+			kvfree(h[cpu]);
+	kfree(h);
+	kvfree(lp->base);
+	lp->base = NULL;
+	pr_warn_once("wakeplace: no memory for the latency histograms of %s\n",
+		     pol->name);
+	return -ENOMEM;
+}
+
+/**
+ * wp_lat_set_period() - latency_sample: 0 stops tracking, N tracks one
+ * wakeup in N per CPU.
+ * @n: 0..65536.
+ *
+ * Context: wp_mutex held; may sleep.
+ *
+ * Return: 0, or an errno from the tracepoints (tracking then stays off).
+ */
+int wp_lat_set_period(unsigned int n)
+{
+	struct wakeplace_policy *act;
+	int ret;
+
+	lockdep_assert_held(&wp_mutex);
+	if (!n) {
+		WRITE_ONCE(wp_lat_period, 0);
+		/* Wakeups inside the hook finish inserting first. */
+		synchronize_rcu();
+		wp_lat_probes_off();
+		return 0;
+	}
+	if (!READ_ONCE(wp_lat_period)) {
+		ret = wp_lat_probes_on();
+		if (ret)
+			return ret;
+	}
+	WRITE_ONCE(wp_lat_period, n);
+	act = rcu_dereference_protected(wp_active, lockdep_is_held(&wp_mutex));
+	if (act)
+		wp_lat_prepare(act);
+	return 0;
+}
+
+static void wp_lat_raw(struct wp_lat_pol *lp, struct wp_lathist *sum)
+{
+	const u64 *src;
+	u64 *dst = &sum->b[0][0];
+	unsigned int i, n = WP_OUT_NR * WP_LAT_BUCKETS;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		src = &lp->cpu[cpu]->b[0][0];
+		for (i = 0; i < n; i++)
+			dst[i] += READ_ONCE(src[i]);
+	}
+}
+
+/**
+ * wp_lat_sum() - @pol's histograms since load or its last reset.
+ * @pol: a registered policy.
+ * @sum: out: summed over CPUs minus the baseline (zero if none).
+ *
+ * Lock-free; may run while wakeups and resets go on.
+ *
+ * Return: whether @pol has histograms.
+ */
+bool wp_lat_sum(struct wakeplace_policy *pol, struct wp_lathist *sum)
+{
+	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
+	unsigned int seq, i, n = WP_OUT_NR * WP_LAT_BUCKETS;
+	u64 *dst = &sum->b[0][0];
+	const u64 *base;
+
+	/* Pairs with the release in wp_lat_prepare(). */
+	if (!smp_load_acquire(&lp->cpu)) {
+		memset(sum, 0, sizeof(*sum));
+		return false;
+	}
+	base = &lp->base->b[0][0];
+	do {
+		seq = read_seqcount_begin(&wp_lat_seq);
+		wp_lat_raw(lp, sum);
+		for (i = 0; i < n; i++)
+			dst[i] -= min(dst[i], READ_ONCE(base[i]));
+	} while (read_seqcount_retry(&wp_lat_seq, seq));
+	return true;
+}
+
+/**
+ * wp_lat_reset() - zero @pol's histograms (move the baseline).
+ * @pol: a registered policy.
+ *
+ * Context: wp_mutex held.
+ */
+void wp_lat_reset(struct wakeplace_policy *pol)
+{
+	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
+
+	lockdep_assert_held(&wp_mutex);
+	if (!lp->cpu)
+		return;
+	write_seqcount_begin(&wp_lat_seq);
+	wp_lat_raw(lp, lp->base);
+	write_seqcount_end(&wp_lat_seq);
+}
+
+/**
+ * wp_lat_init() - allocate the slot table and, unless latency_sample=0,
+ * start tracking.  Called at load before the first policy is set.
+ *
+ * Return: 0, -ENOENT if a scheduler tracepoint is missing, -ENOMEM.
+ */
+int wp_lat_init(void)
+{
+	unsigned int slots;
+	int ret;
+
+	seqcount_mutex_init(&wp_lat_seq, &wp_mutex);
+	for_each_kernel_tracepoint(wp_lat_find_tp, NULL);
+	if (!wp_tp_waking || !wp_tp_wakeup || !wp_tp_switch) {
+		pr_err("wakeplace: tracepoint sched_waking, sched_wakeup or sched_switch not found\n");
+		return -ENOENT;
+	}
+	wp_lat_pols = kcalloc(wp_nr_policies, sizeof(*wp_lat_pols), GFP_KERNEL);
+	if (!wp_lat_pols)
+		return -ENOMEM;
+	/* Room for far more waiting wakees than CPUs: 256 slots per CPU. */
+	slots = roundup_pow_of_two(max(nr_cpu_ids * 256U, 4096U));
+	wp_lat_bits = ilog2(slots);
+	wp_lat_tab = kvcalloc(slots, sizeof(*wp_lat_tab), GFP_KERNEL);
+	if (!wp_lat_tab) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (wp_lat_period) {
+		ret = wp_lat_probes_on();
+		if (ret)
+			goto err;
+	}
+	return 0;
+err:
+	kvfree(wp_lat_tab);
+	wp_lat_tab = NULL;
+	kfree(wp_lat_pols);
+	wp_lat_pols = NULL;
+	return ret;
+}
+
+/**
+ * wp_lat_exit() - stop tracking and free everything (unload; the hook is
+ * detached and an RCU grace period has passed).
+ */
+void wp_lat_exit(void)
+{
+	unsigned int i;
+
+	wp_lat_probes_off();
+	if (wp_lat_pols)
+		for (i = 0; i < wp_nr_policies; i++)
+			wp_lat_pol_free(&wp_lat_pols[i]);
+	kfree(wp_lat_pols);
+	wp_lat_pols = NULL;
+	kvfree(wp_lat_tab);
+	wp_lat_tab = NULL;
+}
