@@ -189,3 +189,71 @@ ab_num() {
 ab_int() {
 	[[ $2 =~ ^[0-9]+$ ]] || ab_die "$1 expects an integer, got '$2'"
 }
+
+# ------------------------------------------- the module's own figures ---
+# Per block, the module's wakeup latency histogram and placement counters
+# of the block's policy (docs/sysfs-kernel-wakeplace): reset before the
+# block, read after it.  A module without these files (older, or none)
+# is skipped silently.
+
+# ab_wp_reset POLICY: reset POLICY's statistics; fails when the module
+# does not offer latency_hist/POLICY and stats/POLICY, or refuses.
+ab_wp_reset() {
+	[ -r "$WP_SYSFS/latency_hist/$1" ] && [ -r "$WP_SYSFS/stats/$1" ] &&
+		[ -w "$WP_SYSFS/stats/reset" ] || return 1
+	{ printf '%s\n' "$1" >"$WP_SYSFS/stats/reset"; } 2>/dev/null
+}
+
+# ab_wp_rows POLICY PREFIX: CSV rows "PREFIX,metric,value" from the
+# module's files: wp_lat (the "all" histogram, when not empty),
+# wp_tracked and, of the tracked wakeups, wp_stacked_pct wp_double_pct
+# wp_moved_pct wp_migr_pct wp_migr_llc_pct (when tracked > 0).
+ab_wp_rows() {
+	local h="$WP_SYSFS/latency_hist/$1" s="$WP_SYSFS/stats/$1"
+
+	[ -r "$h" ] && [ -r "$s" ] || return 0
+	awk -v pre="$2" -v hf="$h" '
+	FILENAME == hf {
+		if ($1 == "all" && $2 ~ /^L6ns(;[0-9]+:[0-9]+)+$/)
+			lat = $2
+		next
+	}
+	NF >= 2 { v[$1] = $2 }
+	END {
+		if (lat != "")
+			print pre ",wp_lat," lat
+		t = v["tracked"]
+		if (t !~ /^[0-9]+$/ || t == 0)
+			exit
+		print pre ",wp_tracked," t
+		n = split("stacked double_picks moved migrated migrated_llc", k, " ")
+		split("wp_stacked_pct wp_double_pct wp_moved_pct wp_migr_pct wp_migr_llc_pct", m, " ")
+		for (i = 1; i <= n; i++)
+			if (v[k[i]] ~ /^[0-9]+$/)
+				printf "%s,%s,%.4f\n", pre, m[i], 100 * v[k[i]] / t
+	}' "$h" "$s" 2>/dev/null
+}
+
+# ab_format NAME: dies unless NAME is a table style of wpstats -F.
+ab_format() {
+	case $1 in
+	ours|mmtests|lkp) ;;
+	*) ab_die "--format: ours, mmtests or lkp, not '$1'" ;;
+	esac
+}
+
+# ab_tables OUT ARGS...: OUT/table.txt (ours); with --format other than
+# ours also OUT/table-FORMAT.txt (FORMAT, METRICS, baseline, seed ...
+# from the caller).  Returns the exit status of the first wpstats (0, 3 regression, other: failure).
+ab_tables() {
+	local o=$1 rc
+	shift
+	"$WPSTATS" "$@" "$o/results.csv" >"$o/table.txt" 2>"$o/wpstats.err"
+	rc=$?
+	if [ "$format" != ours ] && { [ "$rc" = 0 ] || [ "$rc" = 3 ]; }; then
+		"$WPSTATS" -F "$format" -m "$METRICS" -b "$baseline" -s "$seed" \
+			-B "$resamples" -p "$minpairs" "$o/results.csv" \
+			>"$o/table-$format.txt" 2>>"$o/wpstats.err"
+	fi
+	return "$rc"
+}

@@ -45,6 +45,7 @@ struct mdef {
 struct group {
 	char *workload, *level, *metric;
 	const struct mdef *def;
+	char *qname[4];		/* hist: the rows' names, one per quantile */
 };
 
 struct block {
@@ -86,10 +87,15 @@ static int min_pairs = 5;
 static double conf = 0.95;
 static double fail_pct = -1;
 static const char *baseline;
+static int base_idx = -1;
+
+enum format { F_OURS, F_MMTESTS, F_LKP };
+
+static enum format format = F_OURS;
 
 static const double hist_q[] = { 0.50, 0.90, 0.99, 0.999 };
-static const char *const hist_name[] = {
-	"lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us"
+static const char *const hist_suffix[] = {
+	"p50_us", "p90_us", "p99_us", "p999_us"
 };
 
 /* Bad usage or input: message and exit 2, as in the load generators. */
@@ -110,6 +116,25 @@ static char *xstrdup(const char *s)
 	if (!d)
 		die("out of memory");
 	return d;
+}
+
+/*
+ * Name of a histogram's percentile row: the workloads' own "hist" gives
+ * lat_p50_us ..., any other histogram metric M gives M_p50_us ...
+ */
+static const char *hist_row_name(struct group *g, int qi)
+{
+	const char *m = g->metric;
+	size_t n;
+
+	if (g->qname[qi])
+		return g->qname[qi];
+	if (!strcmp(m, "hist"))
+		m = "lat";
+	n = strlen(m) + strlen(hist_suffix[qi]) + 2;
+	g->qname[qi] = xrealloc(NULL, n);
+	snprintf(g->qname[qi], n, "%s_%s", m, hist_suffix[qi]);
+	return g->qname[qi];
 }
 
 /* ---------------------------------------------------------- metrics -- */
@@ -149,14 +174,14 @@ static void load_metrics(const char *path)
 			    lineno);
 		if (!strcmp(k, "throughput"))
 			d->kind = K_THR;
-		else if (!strcmp(k, "time"))
+		else if (!strcmp(k, "time") || !strcmp(k, "pct"))
 			d->kind = K_TIME;
 		else if (!strcmp(k, "hist"))
 			d->kind = K_HIST;
 		else if (!strcmp(k, "info"))
 			d->kind = K_INFO;
 		else
-			die("%s:%d: kind must be throughput, time, hist or info",
+			die("%s:%d: kind must be throughput, time, pct, hist or info",
 			    path, lineno);
 	}
 	fclose(f);
@@ -236,6 +261,7 @@ static int group_index(const char *w, const char *l, const char *m,
 	groups[ngroups].level = xstrdup(l);
 	groups[ngroups].metric = xstrdup(m);
 	groups[ngroups].def = d;
+	memset(groups[ngroups].qname, 0, sizeof(groups[ngroups].qname));
 	return last = ngroups++;
 }
 
@@ -583,7 +609,8 @@ static void analyse_group(int g, int qi, int base)
 	const struct group *gr = &groups[g];
 	enum kind kind = gr->def->kind;
 	double q = kind == K_HIST ? hist_q[qi] : 0;
-	const char *metric = kind == K_HIST ? hist_name[qi] : gr->metric;
+	const char *metric = kind == K_HIST ? hist_row_name(&groups[g], qi)
+					    : gr->metric;
 	int *idx = malloc((nblocks + 1) * sizeof(int));
 	int *idx2 = malloc((nblocks + 1) * sizeof(int));
 	long *reps = malloc((nblocks + 1) * sizeof(long));
@@ -758,6 +785,305 @@ static void print_text(FILE *f)
 	}
 }
 
+/*
+ * The rows of one line of the mmtests and LKP tables: same group and row
+ * name (baseline, compares, A/A are consecutive in rows[]).
+ */
+static int line_end(int i)
+{
+	int j = i + 1;
+
+	while (j < nrows && rows[j].g == rows[i].g &&
+	       !strcmp(rows[j].metric, rows[i].metric))
+		j++;
+	return j;
+}
+
+/* The row of policy p (or of the A/A control, p < 0) in rows [i, e). */
+static const struct row *line_row(int i, int e, int p)
+{
+	for (; i < e; i++) {
+		int aa = !strcmp(rows[i].role, "aa");
+
+		if (p < 0 ? aa : !aa && !strcmp(rows[i].policy, policies[p]))
+			return &rows[i];
+	}
+	return NULL;
+}
+
+/* Columns: the baseline first, then the others in order of appearance. */
+static int column_policy(int c)
+{
+	if (base_idx < 0)
+		return c;
+	if (c == 0)
+		return base_idx;
+	return c <= base_idx ? c - 1 : c;
+}
+
+/* Drop trailing blanks and print the line. */
+static void put_line(FILE *f, char *buf)
+{
+	size_t n = strlen(buf);
+
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+	fprintf(f, "%s\n", buf);
+}
+
+/* Append to a line buffer (the tables' lines are short). */
+static void __attribute__((format(printf, 3, 4)))
+cat(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l >= n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, n - l, fmt, ap);
+	va_end(ap);
+}
+
+static void mm_value(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, fabs(v) < 10 ? "%.4f" : "%.2f", v);
+}
+
+/* mmtests' %change is a gain: positive when better, whichever direction. */
+static double mm_gain(const struct row *r, double ratio)
+{
+	return 100.0 * (r->g->def->higher ? ratio - 1 : 1 - ratio);
+}
+
+static void mm_change(char *buf, size_t n, double pct, int sig)
+{
+	if (isnan(pct))
+		cat(buf, n, "%11s", "");
+	else if (sig)
+		cat(buf, n, " *%7.2f%%*", pct);
+	else
+		cat(buf, n, " (%7.2f%%)", pct);
+}
+
+/*
+ * mmtests compare style, one section per workload:
+ *
+ *	wakelat
+ *	                      stock              noscan
+ *	Hmean     rps-1    345.89 (   0.00%)    398.43 *  15.19%*
+ *
+ * %change is mmtests' gain (positive = better); "*" around it when the
+ * paired bootstrap interval excludes 1.0 with enough pairs.  The A/A row
+ * shows the control's gain (geometric mean of second/first baseline
+ * block) in the baseline column.
+ */
+static void print_mmtests(FILE *f)
+{
+	int i, j, c, w, ncol = npolicies;
+	char buf[4096], v[64];
+
+	for (w = 0; w < nrows; w++) {
+		int lw = 4, vw = 10;
+
+		/* one section per workload, at its first row */
+		for (j = 0; j < w; j++)
+			if (!strcmp(rows[j].g->workload, rows[w].g->workload))
+				break;
+		if (j < w)
+			continue;
+		for (i = w; i < nrows; i++) {
+			if (strcmp(rows[i].g->workload, rows[w].g->workload))
+				continue;
+			j = (int)(strlen(rows[i].metric) +
+				  strlen(rows[i].g->level) + 1);
+			lw = j > lw ? j : lw;
+			mm_value(v, sizeof(v), rows[i].mean);
+			j = (int)strlen(v);
+			vw = j > vw ? j : vw;
+		}
+		if (w)
+			fputc('\n', f);
+		fprintf(f, "%s\n", rows[w].g->workload);
+		snprintf(buf, sizeof(buf), "%*s", 10 + lw, "");
+		for (c = 0; c < ncol; c++)
+			cat(buf, sizeof(buf), " %*s", vw + 11,
+			    policies[column_policy(c)]);
+		put_line(f, buf);
+		for (i = w; i < nrows; i = line_end(i)) {
+			const struct row *r, *aa;
+			char label[512];
+			int e = line_end(i);
+
+			if (strcmp(rows[i].g->workload, rows[w].g->workload))
+				continue;
+			snprintf(label, sizeof(label), "%s-%s", rows[i].metric,
+				 rows[i].g->level);
+			buf[0] = '\0';
+			cat(buf, sizeof(buf), "%-9s %-*s",
+			    mean_name(&rows[i]), lw, label);
+			for (c = 0; c < ncol; c++) {
+				r = line_row(i, e, column_policy(c));
+				if (!r) {
+					cat(buf, sizeof(buf), " %*s%11s", vw,
+					    "", "");
+					continue;
+				}
+				mm_value(v, sizeof(v), r->mean);
+				cat(buf, sizeof(buf), " %*s", vw, v);
+				if (c == 0)
+					mm_change(buf, sizeof(buf), 0.0, 0);
+				else
+					mm_change(buf, sizeof(buf),
+						  mm_gain(r, r->ratio), r->sig);
+			}
+			put_line(f, buf);
+			aa = line_row(i, e, -1);
+			if (!aa || isnan(aa->gmean))
+				continue;
+			buf[0] = '\0';
+			cat(buf, sizeof(buf), "%-9s %-*s %*s", "A/A", lw,
+			    label, vw, "-");
+			mm_change(buf, sizeof(buf), mm_gain(aa, aa->gmean),
+				  aa->sig);
+			put_line(f, buf);
+		}
+	}
+}
+
+/* LKP numbers: integers from 1000 up, 4 digits from 1e8, else 2 decimals. */
+static void lkp_value(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (fabs(v) >= 1e8)
+		snprintf(buf, n, "%.4g", v);
+	else if (fabs(v) >= 1000)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.2f", v);
+}
+
+/* " ± 18%": the blocks' relative standard deviation, shown from 2%. */
+static void lkp_stddev(char *buf, size_t n, double cv)
+{
+	long p = isnan(cv) ? 0 : lround(cv);
+
+	if (p < 2)
+		cat(buf, n, "%6s", "");
+	else
+		cat(buf, n, " \u00b1%3ld%%", p);
+}
+
+/* %change as LKP prints it; percentages (unit "%") change in points. */
+static void lkp_change(char *buf, size_t n, const struct row *r,
+		       double ratio, int points, int sig)
+{
+	char c[64];
+	double pct = 100.0 * (ratio - 1);
+
+	if (isnan(ratio))
+		snprintf(c, sizeof(c), "-");
+	else if (points)
+		snprintf(c, sizeof(c), "%+.1f", r->mean - ratio);
+	else if (fabs(pct) >= 1e5)
+		snprintf(c, sizeof(c), "%+.1e%%", pct);
+	else
+		snprintf(c, sizeof(c), "%+.1f%%", pct);
+	cat(buf, n, "%10s%c", c, sig ? '*' : ' ');
+}
+
+/*
+ * Kernel test robot (LKP) style, one section per load level:
+ *
+ *	           stock                      noscan
+ *	---------------- ---------------------------
+ *	         %stddev     %change         %stddev
+ *	             \          |                \
+ *	    345.89 ±  2%     +15.2%*    398.43 ±  3%  wakelat.rps
+ *
+ * %change is the raw change of the mean (new/base - 1; in points for
+ * percentage metrics), "*" right after it when significant; the A/A row
+ * shows the control's change in the first %change column.
+ */
+static void print_lkp(FILE *f)
+{
+	int i, j, c, l, ncol = npolicies;
+	char buf[4096], v[64];
+
+	for (l = 0; l < nrows; l++) {
+		for (j = 0; j < l; j++)
+			if (!strcmp(rows[j].g->level, rows[l].g->level))
+				break;
+		if (j < l)
+			continue;
+		if (l)
+			fputc('\n', f);
+		fprintf(f, "=========================================================================================\n");
+		fprintf(f, "level:\n  %s\n\n", rows[l].g->level);
+		snprintf(buf, sizeof(buf), "%-16s", policies[column_policy(0)]);
+		for (c = 1; c < ncol; c++)
+			cat(buf, sizeof(buf), " %-27s",
+			    policies[column_policy(c)]);
+		put_line(f, buf);
+		snprintf(buf, sizeof(buf), "----------------");
+		for (c = 1; c < ncol; c++)
+			cat(buf, sizeof(buf), " ---------------------------");
+		put_line(f, buf);
+		snprintf(buf, sizeof(buf), "%16s", "%stddev");
+		for (c = 1; c < ncol; c++)
+			cat(buf, sizeof(buf), "%12s%16s", "%change",
+			    "%stddev");
+		put_line(f, buf);
+		snprintf(buf, sizeof(buf), "%14s  ", "\\");
+		for (c = 1; c < ncol; c++)
+			cat(buf, sizeof(buf), "%9s%17s  ", "|", "\\");
+		put_line(f, buf);
+		for (i = l; i < nrows; i = line_end(i)) {
+			const struct row *r, *b, *aa;
+			int e = line_end(i);
+			int points = !strcmp(rows[i].g->def->unit, "%");
+
+			if (strcmp(rows[i].g->level, rows[l].g->level))
+				continue;
+			buf[0] = '\0';
+			b = line_row(i, e, column_policy(0));
+			lkp_value(v, sizeof(v), b ? b->mean : NAN);
+			cat(buf, sizeof(buf), "%10s", b ? v : "");
+			lkp_stddev(buf, sizeof(buf), b ? b->cv : NAN);
+			for (c = 1; c < ncol; c++) {
+				r = line_row(i, e, column_policy(c));
+				if (!r) {
+					cat(buf, sizeof(buf), "%28s", "");
+					continue;
+				}
+				lkp_change(buf, sizeof(buf), r,
+					   points ? (b ? b->mean : NAN)
+						  : r->ratio,
+					   points, r->sig);
+				lkp_value(v, sizeof(v), r->mean);
+				cat(buf, sizeof(buf), "%11s", v);
+				lkp_stddev(buf, sizeof(buf), r->cv);
+			}
+			cat(buf, sizeof(buf), "  %s.%s", rows[i].g->workload,
+			    rows[i].metric);
+			put_line(f, buf);
+			aa = line_row(i, e, -1);
+			if (!aa || isnan(aa->gmean))
+				continue;
+			snprintf(buf, sizeof(buf), "%16s", "");
+			lkp_change(buf, sizeof(buf), aa, aa->gmean, 0,
+				   aa->sig);
+			cat(buf, sizeof(buf), "%17s  %s.%s (A/A)", "",
+			    rows[i].g->workload, rows[i].metric);
+			put_line(f, buf);
+		}
+	}
+}
+
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -841,8 +1167,9 @@ static int print_json(FILE *f, int with_blocks)
 			fputs(", \"level\": ", f);
 			json_str(f, g->level);
 			fputs(", \"metric\": ", f);
-			json_str(f, g->def->kind == K_HIST ? "lat_p99_us"
-							   : g->metric);
+			json_str(f, g->def->kind == K_HIST ?
+					hist_row_name(&groups[b->group], 2) :
+					g->metric);
 			fprintf(f, ", \"samples\": %ld, \"value\": ", b->n);
 			json_num(f, block_value(b, 0.99));
 			fputc('}', f);
@@ -866,8 +1193,9 @@ static void print_blocks(FILE *f)
 
 		fprintf(f, "%6ld %4ld %-12s %-12s %-6s %-14s %7ld %12.6g\n",
 			b->id, b->rep, policies[b->policy], g->workload,
-			g->level, g->def->kind == K_HIST ? "lat_p99_us"
-							 : g->metric,
+			g->level, g->def->kind == K_HIST ?
+					hist_row_name(&groups[b->group], 2) :
+					g->metric,
 			b->n, block_value(b, 0.99));
 	}
 }
@@ -875,7 +1203,7 @@ static void print_blocks(FILE *f)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [options] CSV...\n  -m, --metrics FILE     metrics table (default: metrics next to\n                         this program's directory)\n  -b, --baseline NAME    baseline policy (default: first seen)\n  -s, --seed N           bootstrap seed (default 1)\n  -B, --resamples N      bootstrap resamples (default 4000)\n  -c, --confidence C     interval level (default 0.95)\n  -p, --min-pairs N      pairs needed for a * (default 5)\n  -f, --fail-if-regress PCT  exit 3 on a significant regression\n                         worse than PCT percent\n  -j, --json FILE        write JSON ('-' = stdout, no text)\n  -k, --blocks           also list per-block values\n  -q, --quiet            no text table\n", prog);
+		"usage: %s [options] CSV...\n  -m, --metrics FILE     metrics table (default: metrics next to\n                         this program's directory)\n  -b, --baseline NAME    baseline policy (default: first seen)\n  -s, --seed N           bootstrap seed (default 1)\n  -B, --resamples N      bootstrap resamples (default 4000)\n  -c, --confidence C     interval level (default 0.95)\n  -p, --min-pairs N      pairs needed for a * (default 5)\n  -f, --fail-if-regress PCT  exit 3 on a significant regression\n                         worse than PCT percent\n  -j, --json FILE        write JSON ('-' = stdout, no text)\n  -k, --blocks           also list per-block values\n  -q, --quiet            no text table\n  -F, --format FMT       table style: ours (default), mmtests (compare-\n                         kernels: Hmean ... (%%change), * = significant)\n                         or lkp (kernel test robot: %%stddev %%change)\n", prog);
 	exit(2);
 }
 
@@ -909,6 +1237,7 @@ int main(int argc, char **argv)
 		{ "json", 1, NULL, 'j' },
 		{ "blocks", 0, NULL, 'k' },
 		{ "quiet", 0, NULL, 'q' },
+		{ "format", 1, NULL, 'F' },
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -916,7 +1245,7 @@ int main(int argc, char **argv)
 	int opt, quiet = 0, with_blocks = 0, base = -1, g, q, nreg;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "m:b:s:B:c:p:f:j:kqh", lopts,
+	while ((opt = getopt_long(argc, argv, "m:b:s:B:c:p:f:j:kqF:h", lopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -959,6 +1288,17 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 'F':
+			if (!strcmp(optarg, "ours"))
+				format = F_OURS;
+			else if (!strcmp(optarg, "mmtests"))
+				format = F_MMTESTS;
+			else if (!strcmp(optarg, "lkp"))
+				format = F_LKP;
+			else
+				die("bad format '%s': ours, mmtests or lkp",
+				    optarg);
+			break;
 		default:
 			usage();
 		}
@@ -978,6 +1318,7 @@ int main(int argc, char **argv)
 		base = 0;
 		baseline = policies[0];
 	}
+	base_idx = base;
 	for (g = 0; g < ngroups; g++) {
 		if (groups[g].def->kind == K_HIST)
 			for (q = 0; q < 4; q++)
@@ -989,7 +1330,12 @@ int main(int argc, char **argv)
 		nreg = print_json(stdout, with_blocks);
 	} else {
 		if (!quiet) {
-			print_text(stdout);
+			if (format == F_MMTESTS)
+				print_mmtests(stdout);
+			else if (format == F_LKP)
+				print_lkp(stdout);
+			else
+				print_text(stdout);
 			if (with_blocks) {
 				putchar('\n');
 				print_blocks(stdout);
