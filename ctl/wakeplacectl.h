@@ -53,6 +53,7 @@ const char *error_message(void);
 double now_mono(void);
 int read_path(const char *path, char *buf, size_t len);
 int read_attr(const char *rel, char *buf, size_t len);
+int read_attr_all(const char *rel, char **buf);
 int write_attr(const char *rel, const char *val);
 bool module_loaded(void);
 int need_module(void);
