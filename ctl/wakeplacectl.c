@@ -43,6 +43,7 @@ static const struct command stats_cmds[] = {
 	{ "show", cmd_stats_show },
 	{ "reset", cmd_stats_reset },
 	{ "period", cmd_stats_period },
+	{ "latency-sample", cmd_stats_latency_sample },
 	{ "help", NULL },
 	{ NULL, NULL },
 };

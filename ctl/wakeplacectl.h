@@ -116,6 +116,7 @@ int set_policy(const char *name);
 int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
+int cmd_stats_latency_sample(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 
 /* ---- help texts (wakeplacectl.c) ---- */
