@@ -67,23 +67,23 @@ static const int outcome[] = {
 	S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_FALLBACK, S_HANDBACK,
 	S_LOCAL,
 };
-#define N_OUTCOMES ((int)(sizeof(outcome) / sizeof(outcome[0])))
+#define N_OUTCOMES ((int)ARRAY_SIZE(outcome))
 
 /* The quality counters, shown in % of tracked wakeups, in this order. */
 static const int quality[] = {
 	S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED, S_MIGRATED_LLC,
 };
-#define N_QUALITY ((int)(sizeof(quality) / sizeof(quality[0])))
+#define N_QUALITY ((int)ARRAY_SIZE(quality))
 
 /* The rows of latency/<policy> and latency_hist/<policy>, in this order. */
 static const char *const lat_row[] = {
 	"all", "target", "prev", "recent", "scan", "mask", "fallback",
 	"handback", "local",
 };
-#define LAT_ROWS ((int)(sizeof(lat_row) / sizeof(lat_row[0])))
+#define LAT_ROWS ((int)ARRAY_SIZE(lat_row))
 
 static const double lat_q[] = { 0.50, 0.90, 0.99, 0.999 };
-#define LAT_Q ((int)(sizeof(lat_q) / sizeof(lat_q[0])))
+#define LAT_Q ((int)ARRAY_SIZE(lat_q))
 
 static const char *const lat_qkey[LAT_Q] = {
 	"p50_ns", "p90_ns", "p99_ns", "p999_ns",

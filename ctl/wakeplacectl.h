@@ -19,6 +19,8 @@
 #define WP_HIST		32
 #define WP_FILE_MAX	16384	/* larger than any sysfs attribute (PAGE) */
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Exit codes (documented in wakeplacectl.8, EXIT STATUS). */
 enum {
 	EX_OK		= 0,
