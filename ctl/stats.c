@@ -1361,9 +1361,9 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 	struct stats_args a = { .all = all };
 	double el = p ? c->t - p->t : NAN;
 	char b[16][32], nm[WP_NAME_MAX + 2];
+	const char *op[N_OUTCOMES], *n;
 	const struct vrow *r;
 	const struct lat *la;
-	const char *n;
 	struct wrap w;
 	int i, k;
 
@@ -1406,18 +1406,11 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 	for (i = 0; i < v.n; i++) {
 		r = &v.r[i];
 		for (k = 0; k < N_OUTCOMES; k++)
-			fitnum(b[k], r->d.out_pct[k], 0, "%", 4);
+			op[k] = fitnum(b[k], r->d.out_pct[k], 0, "%", 4);
 		n = name_cell(nm, r->name, r->active, 11, scr_emit);
 		sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
 		      n, fitnum(b[8], r->s.v[S_PICKS] / r->per, 0, "", 7),
-		      isnan(r->d.out_pct[0]) ? "-" : b[0],
-		      isnan(r->d.out_pct[1]) ? "-" : b[1],
-		      isnan(r->d.out_pct[2]) ? "-" : b[2],
-		      isnan(r->d.out_pct[3]) ? "-" : b[3],
-		      isnan(r->d.out_pct[4]) ? "-" : b[4],
-		      isnan(r->d.out_pct[5]) ? "-" : b[5],
-		      isnan(r->d.out_pct[6]) ? "-" : b[6],
-		      isnan(r->d.out_pct[7]) ? "-" : b[7],
+		      op[0], op[1], op[2], op[3], op[4], op[5], op[6], op[7],
 		      fns(b[9], r->d.p50), fns(b[10], r->d.p99),
 		      fitnum(b[11], r->d.shadow_pct, 0, "%", 4));
 	}
