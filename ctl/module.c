@@ -512,10 +512,10 @@ static int output_errno(const char *out)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(kmod) / sizeof(kmod[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kmod); i++)
 		if (strstr(out, kmod[i].text))
 			return kmod[i].err;
-	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(errs); i++)
 		if (strstr(out, strerror(errs[i])))
 			return errs[i];
 	return 0;

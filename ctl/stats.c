@@ -6,6 +6,13 @@
  * in [2^i, 2^(i+1)) ns): the percentile's bucket is reported as its
  * geometric midpoint 2^i * sqrt(2) ns, bucket 0 as 1 ns.  The estimate is
  * within a factor sqrt(2) of the true value.
+ *
+ * Wakeup latency percentiles come from latency_hist/<policy>, the
+ * log-linear histograms of bench-scripts/src/llhist.h, with its rule (the
+ * midpoint, rounded down, of the bucket holding the sample of rank
+ * ceil(q * count)), so that an interval's percentiles are taken from the
+ * difference of two snapshots.  Without latency_hist they are read from
+ * latency/<policy>; an older module has neither and latency is absent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,12 +29,16 @@
 #include <unistd.h>
 
 #include "wakeplacectl.h"
+#include "llhist.h"
 
 enum {
 	S_PICKS, S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_CLAIM_LOST,
 	S_STALE_HINT, S_FALLBACK, S_HANDBACK, S_LOCAL, S_SCANNED, S_REMOTE_LINES,
 	S_CROSS_LLC, S_NOT_PREV, S_COST_SAMPLES, S_COST_NS,
-	S_SHADOW_COMPARED, S_SHADOW_AGREED, S_NKEYS
+	S_SHADOW_COMPARED, S_SHADOW_AGREED,
+	/* from here on absent (null) with an older module */
+	S_TRACKED, S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED,
+	S_MIGRATED_LLC, S_NKEYS
 };
 
 static const char *const skeys[S_NKEYS] = {
@@ -35,16 +46,20 @@ static const char *const skeys[S_NKEYS] = {
 	"stale_hint", "fallback", "handback", "local", "scanned", "remote_lines",
 	"cross_llc", "not_prev", "cost_samples", "cost_ns",
 	"shadow_compared", "shadow_agreed",
+	"tracked", "stacked", "double_picks", "moved", "migrated",
+	"migrated_llc",
 };
 
 enum {
 	C_CALLS, C_WAKEUPS, C_REDIRECTED, C_HANDED_BACK, C_CORRECTED, C_SLOW,
-	C_REVERTED, C_SWITCHES, C_REBUILDS, C_STALE, C_NKEYS
+	C_REVERTED, C_SWITCHES, C_REBUILDS, C_STALE,
+	/* from here on absent (null) with an older module */
+	C_LAT_DROPPED, C_NKEYS
 };
 
 static const char *const ckeys[C_NKEYS] = {
 	"calls", "wakeups", "redirected", "handed_back", "corrected", "slow",
-	"reverted", "switches", "rebuilds", "stale",
+	"reverted", "switches", "rebuilds", "stale", "lat_dropped",
 };
 
 /* The outcomes, as shown in the tables, in this order. */
@@ -52,13 +67,42 @@ static const int outcome[] = {
 	S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_FALLBACK, S_HANDBACK,
 	S_LOCAL,
 };
-#define N_OUTCOMES ((int)(sizeof(outcome) / sizeof(outcome[0])))
+#define N_OUTCOMES ((int)ARRAY_SIZE(outcome))
+
+/* The quality counters, shown in % of tracked wakeups, in this order. */
+static const int quality[] = {
+	S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED, S_MIGRATED_LLC,
+};
+#define N_QUALITY ((int)ARRAY_SIZE(quality))
+
+/* The rows of latency/<policy> and latency_hist/<policy>, in this order. */
+static const char *const lat_row[] = {
+	"all", "target", "prev", "recent", "scan", "mask", "fallback",
+	"handback", "local",
+};
+#define LAT_ROWS ((int)ARRAY_SIZE(lat_row))
+
+static const double lat_q[] = { 0.50, 0.90, 0.99, 0.999 };
+#define LAT_Q ((int)ARRAY_SIZE(lat_q))
+
+static const char *const lat_qkey[LAT_Q] = {
+	"p50_ns", "p90_ns", "p99_ns", "p999_ns",
+};
+
+struct lat {
+	bool hist;			/* from latency_hist: h[] is valid */
+	uint64_t count[LAT_ROWS];
+	double pct[LAT_ROWS][LAT_Q];	/* ns; NAN without samples */
+	uint64_t h[LAT_ROWS][LLH_NBUCKETS];
+};
 
 struct pstats {
 	bool ok;
+	bool has[S_NKEYS];		/* key present in the file */
 	uint64_t v[S_NKEYS];
 	uint64_t scan_hist[WP_HIST];
 	uint64_t cost_hist[WP_HIST];
+	struct lat *lat;		/* NULL: no latency files */
 };
 
 struct snapshot {
@@ -66,17 +110,20 @@ struct snapshot {
 	struct wp_policies pol;
 	struct pstats st[WP_MAX_POLICIES];
 	bool have_ctr;
+	bool ctr_has[C_NKEYS];
 	uint64_t ctr[C_NKEYS];
 	char shadow[WP_NAME_MAX + 2];
 	char state[256];
 	char version[64];
 	long long period;
+	long long lat_sample;		/* -1: no latency_sample file */
 };
 
 struct derived {
 	double out_pct[N_OUTCOMES];
 	double scan_len, rl_per_pick, xllc_pct, notprev_pct;
 	double p50, p99, mean, shadow_pct;
+	double q_pct[N_QUALITY];
 };
 
 /* Lock-free atomics are async-signal-safe (C11 7.14.1.1). */
@@ -118,7 +165,7 @@ static void parse_hist(char *rest, uint64_t *h)
 }
 
 static void parse_kv(char *buf, const char *const *keys, int nkeys,
-		     uint64_t *v, struct pstats *ps)
+		     uint64_t *v, bool *has, struct pstats *ps)
 {
 	char *line, *save;
 	int i;
@@ -138,9 +185,130 @@ static void parse_kv(char *buf, const char *const *keys, int nkeys,
 			parse_hist(sp, ps->cost_hist);
 			continue;
 		}
-		for (i = 0; i < nkeys; i++)
-			if (!strcmp(line, keys[i]) && parse_u64(trim(sp), &v[i]))
+		for (i = 0; i < nkeys; i++) {
+			if (strcmp(line, keys[i]))
+				continue;
+			has[i] = true;
+			if (parse_u64(trim(sp), &v[i]))
 				v[i] = 0;
+		}
+	}
+}
+
+static int lat_row_index(const char *name)
+{
+	int r;
+
+	for (r = 0; r < LAT_ROWS; r++)
+		if (!strcmp(name, lat_row[r]))
+			return r;
+	return -1;
+}
+
+/* Counts and percentiles of every row from its histogram. */
+static void lat_finish(struct lat *l)
+{
+	int r, q;
+
+	for (r = 0; r < LAT_ROWS; r++) {
+		l->count[r] = llh_total(l->h[r]);
+		for (q = 0; q < LAT_Q; q++)
+			l->pct[r][q] = l->count[r] ? (double)(uint64_t)
+				llh_percentile(l->h[r], lat_q[q]) : NAN;
+	}
+}
+
+/* latency_hist/<policy>: "<row> L6ns;IDX:COUNT;..." lines. */
+static bool parse_lat_hist(char *buf, struct lat *l)
+{
+	char *line, *save, *sp;
+	bool any = false;
+	int r;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		sp = line + strcspn(line, " \t");
+		if (!*sp)
+			continue;
+		*sp++ = '\0';
+		r = lat_row_index(line);
+		if (r < 0)
+			continue;	/* a row of a newer module */
+		if (llh_parse_add(trim(sp), l->h[r]))
+			return false;
+		any = true;
+	}
+	l->hist = any;
+	if (any)
+		lat_finish(l);
+	return any;
+}
+
+/* latency/<policy>: "<row> <count> <p50> <p90> <p99> <p999>" lines. */
+static bool parse_lat(char *buf, struct lat *l)
+{
+	char *line, *save, name[32], extra;
+	unsigned long long v[1 + LAT_Q];
+	bool any = false;
+	int r, q;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!*trim(line))
+			continue;
+		if (sscanf(line, "%31s %llu %llu %llu %llu %llu %c", name,
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &extra) !=
+		    1 + 1 + LAT_Q)
+			return false;
+		r = lat_row_index(name);
+		if (r < 0)
+			continue;
+		l->count[r] = v[0];
+		for (q = 0; q < LAT_Q; q++)
+			l->pct[r][q] = v[0] ? (double)v[1 + q] : NAN;
+		any = true;
+	}
+	return any;
+}
+
+/* The latency of one policy, or NULL when the module has none for it. */
+static struct lat *read_lat(const char *policy)
+{
+	char rel[WP_NAME_MAX + 32], *buf;
+	struct lat *l;
+	bool ok;
+
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	snprintf(rel, sizeof(rel), "latency_hist/%s", policy);
+	if (read_attr_all(rel, &buf) >= 0) {
+		ok = parse_lat_hist(buf, l);
+		free(buf);
+		if (ok)
+			return l;
+		verbose("malformed %s/%s, ignored", g.root, rel);
+		memset(l, 0, sizeof(*l));
+	}
+	snprintf(rel, sizeof(rel), "latency/%s", policy);
+	if (read_attr_all(rel, &buf) >= 0) {
+		ok = parse_lat(buf, l);
+		free(buf);
+		if (ok)
+			return l;
+		verbose("malformed %s/%s, ignored", g.root, rel);
+	}
+	free(l);
+	return NULL;
+}
+
+static void snapshot_release(struct snapshot *s)
+{
+	int i;
+
+	for (i = 0; i < WP_MAX_POLICIES; i++) {
+		free(s->st[i].lat);
+		s->st[i].lat = NULL;
 	}
 }
 
@@ -149,6 +317,7 @@ static int take_snapshot(struct snapshot *s)
 	char buf[WP_FILE_MAX], rel[WP_NAME_MAX + 16];
 	int i, rc;
 
+	snapshot_release(s);
 	memset(s, 0, sizeof(*s));
 	s->t = now_mono();
 	rc = load_policies(&s->pol);
@@ -165,11 +334,13 @@ static int take_snapshot(struct snapshot *s)
 			continue;
 		}
 		s->st[i].ok = true;
-		parse_kv(buf, skeys, S_NKEYS, s->st[i].v, &s->st[i]);
+		parse_kv(buf, skeys, S_NKEYS, s->st[i].v, s->st[i].has,
+			 &s->st[i]);
+		s->st[i].lat = read_lat(s->pol.name[i]);
 	}
 	if (read_attr("counters", buf, sizeof(buf)) >= 0) {
 		s->have_ctr = true;
-		parse_kv(buf, ckeys, C_NKEYS, s->ctr, NULL);
+		parse_kv(buf, ckeys, C_NKEYS, s->ctr, s->ctr_has, NULL);
 	}
 	if (read_attr("shadow", s->shadow, sizeof(s->shadow)) < 0)
 		strcpy(s->shadow, "unknown");
@@ -180,6 +351,9 @@ static int take_snapshot(struct snapshot *s)
 	if (read_attr("sample_period", buf, 32) < 0 ||
 	    parse_ll(trim(buf), &s->period))
 		s->period = -1;
+	if (read_attr("latency_sample", buf, 32) < 0 ||
+	    parse_ll(trim(buf), &s->lat_sample))
+		s->lat_sample = -1;
 	return 0;
 }
 
@@ -188,18 +362,65 @@ static uint64_t sub(uint64_t cur, uint64_t prev)
 	return cur >= prev ? cur - prev : cur;	/* reset in between */
 }
 
+/*
+ * The latency of an interval (malloc'd).  A row with a bucket that went
+ * down was reset in between: its current histogram is the interval's.
+ * Without histograms only the counts have deltas.
+ */
+static struct lat *lat_delta(const struct lat *c, const struct lat *p)
+{
+	struct lat *d;
+	bool reset;
+	int r, q;
+	unsigned int i;
+
+	if (!c)
+		return NULL;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return NULL;
+	*d = *c;
+	if (!p)
+		return d;
+	if (!c->hist || !p->hist) {
+		d->hist = false;
+		for (r = 0; r < LAT_ROWS; r++) {
+			d->count[r] = sub(c->count[r], p->count[r]);
+			for (q = 0; q < LAT_Q; q++)
+				d->pct[r][q] = NAN;
+		}
+		return d;
+	}
+	for (r = 0; r < LAT_ROWS; r++) {
+		reset = false;
+		for (i = 0; i < LLH_NBUCKETS; i++)
+			if (c->h[r][i] < p->h[r][i])
+				reset = true;
+		if (reset)
+			continue;
+		for (i = 0; i < LLH_NBUCKETS; i++)
+			d->h[r][i] = c->h[r][i] - p->h[r][i];
+	}
+	lat_finish(d);
+	return d;
+}
+
+/* d->lat is malloc'd: the caller frees it. */
 static void delta(const struct pstats *c, const struct pstats *p,
 		  struct pstats *d)
 {
 	int i;
 
 	d->ok = c->ok && p->ok;
-	for (i = 0; i < S_NKEYS; i++)
+	for (i = 0; i < S_NKEYS; i++) {
 		d->v[i] = sub(c->v[i], p->v[i]);
+		d->has[i] = c->has[i] && p->has[i];
+	}
 	for (i = 0; i < WP_HIST; i++) {
 		d->scan_hist[i] = sub(c->scan_hist[i], p->scan_hist[i]);
 		d->cost_hist[i] = sub(c->cost_hist[i], p->cost_hist[i]);
 	}
+	d->lat = lat_delta(c->lat, p->lat);
 }
 
 static double ratio(uint64_t a, uint64_t b, double scale)
@@ -245,41 +466,219 @@ static void derive(const struct pstats *s, struct derived *d)
 	d->mean = ratio(s->v[S_COST_NS], s->v[S_COST_SAMPLES], 1.0);
 	d->shadow_pct = ratio(s->v[S_SHADOW_AGREED], s->v[S_SHADOW_COMPARED],
 			      100.0);
+	for (i = 0; i < N_QUALITY; i++)
+		d->q_pct[i] = s->has[S_TRACKED] && s->has[quality[i]] ?
+			ratio(s->v[quality[i]], s->v[S_TRACKED], 100.0) : NAN;
+}
+
+/*
+ * The policies a report shows, with the numbers it shows: cumulative, or
+ * the deltas of an interval (rows own their delta's latency).
+ */
+struct vrow {
+	const char *name;
+	bool active;
+	double per;		/* counts are shown divided by it, NAN: "-" */
+	struct pstats s;
+	struct derived d;
+	bool own;		/* s.lat is this row's */
+};
+
+struct view {
+	int n;
+	struct vrow r[WP_MAX_POLICIES];
+};
+
+struct stats_args {
+	bool all;
+	bool sel[WP_MAX_POLICIES];	/* --policy given for these */
+	bool any_sel;
+	bool outcomes;			/* --outcomes */
+	double interval;		/* 0: one cumulative report */
+	uint64_t count;			/* 0: until interrupted */
+};
+
+static bool shown(const struct stats_args *a, const struct snapshot *s,
+		  int i, uint64_t picks)
+{
+	if (a->any_sel)
+		return a->sel[i];
+	return a->all || picks > 0 || i == s->pol.active;
+}
+
+/*
+ * Without p: cumulative numbers (rates: per second unknown).  With p: the
+ * deltas since p per second; a policy new since p is shown cumulative with
+ * unknown rates if keep_new, else left out.
+ */
+static void build_view(const struct stats_args *a, const struct snapshot *c,
+		       const struct snapshot *p, bool rates, bool keep_new,
+		       struct view *v)
+{
+	struct vrow *r;
+	int i, j;
+
+	v->n = 0;
+	for (i = 0; i < c->pol.n; i++) {
+		r = &v->r[v->n];
+		j = p ? find_policy(&p->pol, c->pol.name[i]) : -1;
+		if (p && j < 0 && !keep_new)
+			continue;
+		if (!shown(a, c, i, c->st[i].v[S_PICKS]))
+			continue;
+		if (j >= 0) {
+			delta(&c->st[i], &p->st[j], &r->s);
+			r->own = true;
+			r->per = c->t - p->t;
+		} else {
+			r->s = c->st[i];
+			r->own = false;
+			r->per = rates ? NAN : 1.0;
+		}
+		if (!r->s.ok) {
+			if (r->own)
+				free(r->s.lat);
+			continue;
+		}
+		r->name = c->pol.name[i];
+		r->active = i == c->pol.active;
+		derive(&r->s, &r->d);
+		v->n++;
+	}
+}
+
+static void view_free(struct view *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->r[i].own)
+			free(v->r[i].s.lat);
+	v->n = 0;
 }
 
 /* ------------------------------------------------------------------------
- * Formatting
+ * Formatting: every text line fits in TEXT_W columns
  */
 
-static const char *fpct(char *b, double v, int prec)
+#define TEXT_W	80
+
+typedef void (*emit_fn)(const char *line);
+
+static void out_line(const char *line)
 {
-	if (isnan(v))
-		return "-";
-	sprintf(b, "%.*f%%", prec, v);
-	return b;
+	puts(line);
 }
 
-static const char *fnum(char *b, double v, int prec)
+/*
+ * v with prec decimals and unit in at most w characters: fewer decimals,
+ * then multiples k, M, G, T, P, E; "#" if even that does not fit.
+ */
+static const char *fitnum(char *b, double v, int prec, const char *unit,
+			  int w)
 {
+	static const char sfx[] = "kMGTPE";
+	int p, k;
+
 	if (isnan(v))
 		return "-";
-	sprintf(b, "%.*f", prec, v);
-	return b;
+	for (p = prec; p >= 0; p--)
+		if (snprintf(b, 32, "%.*f%s", p, v, unit) <= w)
+			return b;
+	for (k = 0; sfx[k]; k++) {
+		v /= 1000;
+		for (p = 1; p >= 0; p--)
+			if (snprintf(b, 32, "%.*f%c%s", p, v, sfx[k], unit) <=
+			    w)
+				return b;
+	}
+	return "#";
 }
 
+/* Nanoseconds in human units, at most 7 characters. */
 static const char *fns(char *b, double v)
 {
 	if (isnan(v))
 		return "-";
 	if (v < 1e3)
-		sprintf(b, "%.0fns", v);
-	else if (v < 1e6)
-		sprintf(b, "%.1fus", v / 1e3);
-	else if (v < 1e9)
-		sprintf(b, "%.1fms", v / 1e6);
-	else
-		sprintf(b, "%.1fs", v / 1e9);
-	return b;
+		return fitnum(b, v, 0, "ns", 7);
+	if (v < 1e6)
+		return fitnum(b, v / 1e3, 1, "us", 7);
+	if (v < 1e9)
+		return fitnum(b, v / 1e6, 1, "ms", 7);
+	return fitnum(b, v / 1e9, 1, "s", 7);
+}
+
+/* Fields joined by two spaces, wrapped at TEXT_W; cont starts new lines. */
+struct wrap {
+	emit_fn emit;
+	const char *cont;
+	size_t n;
+	bool empty;		/* nothing but cont in b yet */
+	char b[TEXT_W + 1];
+};
+
+static void wrap_start(struct wrap *w, emit_fn emit, const char *cont)
+{
+	w->emit = emit;
+	w->cont = cont;
+	w->n = 0;
+	w->b[0] = '\0';
+	w->empty = true;
+}
+
+static void wrap_end(struct wrap *w)
+{
+	if (!w->empty)
+		w->emit(w->b);
+	w->n = strlen(w->cont);
+	memcpy(w->b, w->cont, w->n + 1);
+	w->empty = true;
+}
+
+static void wrap_add(struct wrap *w, const char *fmt, ...)
+{
+	char f[1024], *s = f;
+	size_t len, room;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f, sizeof(f), fmt, ap);
+	va_end(ap);
+	for (;;) {
+		len = strlen(s);
+		room = TEXT_W - w->n - (w->empty ? 0 : 2);
+		if (len <= room) {
+			if (!w->empty)
+				strcat(w->b, "  ");
+			strcat(w->b, s);
+			w->n = strlen(w->b);
+			w->empty = false;
+			return;
+		}
+		if (!w->empty) {
+			wrap_end(w);
+			continue;
+		}
+		/* longer than a whole line: cut */
+		memcpy(w->b + w->n, s, room);
+		w->b[w->n + room] = '\0';
+		w->n += room;
+		w->empty = false;
+		s += room;
+		wrap_end(w);
+	}
+}
+
+/* The name column of a row: a wider name gets a line of its own. */
+static const char *name_cell(char *nm, const char *name, bool active,
+			     int width, emit_fn emit)
+{
+	sprintf(nm, "%s%s", name, active ? "*" : "");
+	if ((int)strlen(nm) <= width)
+		return nm;
+	emit(nm);
+	return "";
 }
 
 static const char *const outcome_hdr[N_OUTCOMES] = {
@@ -287,39 +686,132 @@ static const char *const outcome_hdr[N_OUTCOMES] = {
 	"LOCAL",
 };
 
-static void table_header(bool rate)
-{
-	int i;
+static const char *const quality_hdr[N_QUALITY] = {
+	"STACKED", "DOUBLE", "MOVED", "MIGRATED", "MIG-LLC",
+};
 
-	printf("%-13s %12s", "POLICY", rate ? "PICKS/s" : "PICKS");
-	for (i = 0; i < N_OUTCOMES; i++)
-		printf(" %6s", outcome_hdr[i]);
-	printf(" %7s %6s %6s %7s %7s %7s %6s\n", "SCAN/PK", "RL/PK", "XLLC",
-	       "NOTPREV", "P50", "P99", "SHADOW");
+/*
+ * The four tables of `stats`: outcome mix; scan, cost and shadow; wakeup
+ * latency; placement quality.  Each is at most 78 columns wide.
+ */
+static void text_tables(const struct view *v, bool rate, emit_fn emit)
+{
+	char l[256], b[16][32], nm[WP_NAME_MAX + 2];
+	const struct vrow *r;
+	const struct lat *la;
+	const char *n;
+	int i, k, o;
+
+	o = snprintf(l, sizeof(l), "%-12s %9s", "POLICY",
+		     rate ? "PICKS/s" : "PICKS");
+	for (k = 0; k < N_OUTCOMES; k++)
+		o += snprintf(l + o, sizeof(l) - o, " %6s", outcome_hdr[k]);
+	emit(l);
+	for (i = 0; i < v->n; i++) {
+		r = &v->r[i];
+		n = name_cell(nm, r->name, r->active, 12, emit);
+		o = snprintf(l, sizeof(l), "%-12s %9s", n,
+			     fitnum(b[8], r->s.v[S_PICKS] / r->per, 0, "", 9));
+		for (k = 0; k < N_OUTCOMES; k++)
+			o += snprintf(l + o, sizeof(l) - o, " %6s",
+				      fitnum(b[k], r->d.out_pct[k], 1, "%", 6));
+		emit(l);
+	}
+
+	emit("");
+	snprintf(l, sizeof(l), "%-12s %7s %6s %6s %7s %7s %7s %6s", "POLICY",
+		 "SCAN/PK", "RL/PK", "XLLC", "NOTPREV", "COST50", "COST99",
+		 "SHADOW");
+	emit(l);
+	for (i = 0; i < v->n; i++) {
+		r = &v->r[i];
+		n = name_cell(nm, r->name, r->active, 12, emit);
+		snprintf(l, sizeof(l), "%-12s %7s %6s %6s %7s %7s %7s %6s", n,
+			 fitnum(b[0], r->d.scan_len, 2, "", 7),
+			 fitnum(b[1], r->d.rl_per_pick, 2, "", 6),
+			 fitnum(b[2], r->d.xllc_pct, 1, "%", 6),
+			 fitnum(b[3], r->d.notprev_pct, 1, "%", 7),
+			 fns(b[4], r->d.p50), fns(b[5], r->d.p99),
+			 fitnum(b[6], r->d.shadow_pct, 1, "%", 6));
+		emit(l);
+	}
+
+	emit("");
+	snprintf(l, sizeof(l), "%-12s %10s %9s %9s %9s %9s", "POLICY",
+		 rate ? "TRACKED/s" : "TRACKED", "LAT50", "LAT90", "LAT99",
+		 "LAT99.9");
+	emit(l);
+	for (i = 0; i < v->n; i++) {
+		r = &v->r[i];
+		la = r->s.lat;
+		n = name_cell(nm, r->name, r->active, 12, emit);
+		o = snprintf(l, sizeof(l), "%-12s %10s", n, !la ? "-" :
+			     fitnum(b[8], la->count[0] / r->per, 0, "", 10));
+		for (k = 0; k < LAT_Q; k++)
+			o += snprintf(l + o, sizeof(l) - o, " %9s",
+				      la ? fns(b[k], la->pct[0][k]) : "-");
+		emit(l);
+	}
+
+	emit("");
+	o = snprintf(l, sizeof(l), "%-12s", "POLICY");
+	for (k = 0; k < N_QUALITY; k++)
+		o += snprintf(l + o, sizeof(l) - o, " %8s", quality_hdr[k]);
+	emit(l);
+	for (i = 0; i < v->n; i++) {
+		r = &v->r[i];
+		n = name_cell(nm, r->name, r->active, 12, emit);
+		o = snprintf(l, sizeof(l), "%-12s", n);
+		for (k = 0; k < N_QUALITY; k++)
+			o += snprintf(l + o, sizeof(l) - o, " %8s",
+				      fitnum(b[k], r->d.q_pct[k], 1, "%", 8));
+		emit(l);
+	}
 }
 
-static void table_row(const char *name, bool active, double picks,
-		      const struct derived *d)
+/* --outcomes: the nine latency rows of every shown policy. */
+static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 {
-	char b[16][32], nm[WP_NAME_MAX + 2];
-	int i;
+	char l[256], b[8][32], nm[WP_NAME_MAX + 2];
+	const struct vrow *r;
+	const struct lat *la;
+	int i, k, q, o;
 
-	snprintf(nm, sizeof(nm), "%s%s", name, active ? "*" : "");
-	printf("%-13s %12.0f", nm, picks);
-	for (i = 0; i < N_OUTCOMES; i++)
-		printf(" %6s", fpct(b[i], d->out_pct[i], 1));
-	printf(" %7s %6s %6s %7s %7s %7s %6s\n",
-	       fnum(b[8], d->scan_len, 2), fnum(b[9], d->rl_per_pick, 2),
-	       fpct(b[10], d->xllc_pct, 1), fpct(b[11], d->notprev_pct, 1),
-	       fns(b[12], d->p50), fns(b[13], d->p99),
-	       fpct(b[14], d->shadow_pct, 1));
+	emit("");
+	snprintf(l, sizeof(l), "%-12s %10s %9s %9s %9s %9s", "OUTCOME",
+		 rate ? "COUNT/s" : "COUNT", "LAT50", "LAT90", "LAT99",
+		 "LAT99.9");
+	emit(l);
+	for (i = 0; i < v->n; i++) {
+		r = &v->r[i];
+		la = r->s.lat;
+		emit(name_cell(nm, r->name, r->active, TEXT_W, emit));
+		for (k = 0; k < LAT_ROWS; k++) {
+			o = snprintf(l, sizeof(l), "  %-10s %10s", lat_row[k],
+				     !la ? "-" : fitnum(b[4], la->count[k] /
+							r->per, 0, "", 10));
+			for (q = 0; q < LAT_Q; q++)
+				o += snprintf(l + o, sizeof(l) - o, " %9s",
+					      la ? fns(b[q], la->pct[k][q]) :
+					      "-");
+			emit(l);
+		}
+	}
 }
+
+/* ------------------------------------------------------------------------
+ * JSON
+ */
 
 static void j_derived(const struct derived *d)
 {
 	static const char *const names[N_OUTCOMES] = {
 		"target_pct", "prev_pct", "recent_pct", "scan_pct", "mask_pct",
 		"fallback_pct", "handback_pct", "local_pct",
+	};
+	static const char *const qnames[N_QUALITY] = {
+		"stacked_pct", "double_picks_pct", "moved_pct", "migrated_pct",
+		"migrated_llc_pct",
 	};
 	int i;
 
@@ -334,6 +826,8 @@ static void j_derived(const struct derived *d)
 	j_num("cost_p99_ns", d->p99, 0);
 	j_num("cost_mean_ns", d->mean, 1);
 	j_num("shadow_agreement_pct", d->shadow_pct, 3);
+	for (i = 0; i < N_QUALITY; i++)
+		j_num(qnames[i], d->q_pct[i], 3);
 	j_end();
 }
 
@@ -341,8 +835,12 @@ static void j_pstats(const struct pstats *s)
 {
 	int i;
 
-	for (i = 0; i < S_NKEYS; i++)
-		j_u64(skeys[i], s->v[i]);
+	for (i = 0; i < S_NKEYS; i++) {
+		if (i >= S_TRACKED && !s->has[i])
+			j_null(skeys[i]);
+		else
+			j_u64(skeys[i], s->v[i]);
+	}
 	j_arr("scan_hist");
 	for (i = 0; i < WP_HIST; i++)
 		j_u64(NULL, s->scan_hist[i]);
@@ -353,7 +851,53 @@ static void j_pstats(const struct pstats *s)
 	j_end();
 }
 
-static void j_counters(const char *key, const uint64_t *c, bool have)
+/* "latency": {ROW: {count, p50_ns, p90_ns, p99_ns, p999_ns, hist}} */
+static void j_lat(const struct lat *l)
+{
+	char *h = NULL;
+	size_t hn;
+	FILE *f;
+	int r, q;
+
+	if (!l) {
+		j_null("latency");
+		return;
+	}
+	j_obj("latency");
+	for (r = 0; r < LAT_ROWS; r++) {
+		j_obj(lat_row[r]);
+		j_u64("count", l->count[r]);
+		for (q = 0; q < LAT_Q; q++)
+			j_num(lat_qkey[q], l->pct[r][q], 0);
+		f = l->hist ? open_memstream(&h, &hn) : NULL;
+		if (f) {
+			llh_print(f, l->h[r]);
+			fclose(f);
+			j_str("hist", h);
+			free(h);
+		} else {
+			j_null("hist");
+		}
+		j_end();
+	}
+	j_end();
+}
+
+static void j_row(const struct vrow *r, bool rate)
+{
+	j_obj(NULL);
+	j_str("name", r->name);
+	j_bool("active", r->active);
+	if (rate)
+		j_num("picks_per_s", r->s.v[S_PICKS] / r->per, 3);
+	j_pstats(&r->s);
+	j_derived(&r->d);
+	j_lat(r->s.lat);
+	j_end();
+}
+
+static void j_counters(const char *key, const uint64_t *c, const bool *has,
+		       bool have)
 {
 	int i;
 
@@ -362,30 +906,26 @@ static void j_counters(const char *key, const uint64_t *c, bool have)
 		return;
 	}
 	j_obj(key);
-	for (i = 0; i < C_NKEYS; i++)
-		j_u64(ckeys[i], c[i]);
+	for (i = 0; i < C_NKEYS; i++) {
+		if (i >= C_LAT_DROPPED && !has[i])
+			j_null(ckeys[i]);
+		else
+			j_u64(ckeys[i], c[i]);
+	}
 	j_end();
+}
+
+static void j_lat_sample(long long v)
+{
+	if (v >= 0)
+		j_i64("latency_sample", v);
+	else
+		j_null("latency_sample");
 }
 
 /* ------------------------------------------------------------------------
  * stats show
  */
-
-struct stats_args {
-	bool all;
-	bool sel[WP_MAX_POLICIES];	/* --policy given for these */
-	bool any_sel;
-	double interval;		/* 0: one cumulative report */
-	uint64_t count;			/* 0: until interrupted */
-};
-
-static bool shown(const struct stats_args *a, const struct snapshot *s,
-		  int i, uint64_t picks)
-{
-	if (a->any_sel)
-		return a->sel[i];
-	return a->all || picks > 0 || i == s->pol.active;
-}
 
 static int parse_interval(const char *s, double *d)
 {
@@ -412,6 +952,9 @@ static int parse_stats_args(int argc, char **argv, struct stats_args *a)
 		val = NULL;
 		if (opt_match(&i, argc, argv, "--all", "-a", NULL, &rc)) {
 			a->all = true;
+		} else if (opt_match(&i, argc, argv, "--outcomes", "-o", NULL,
+				     &rc)) {
+			a->outcomes = true;
 		} else if (opt_match(&i, argc, argv, "--policy", "-P", &val,
 				     &rc)) {
 			if (rc)
@@ -453,115 +996,114 @@ static int parse_stats_args(int argc, char **argv, struct stats_args *a)
 	return 0;
 }
 
+static const char *active_name(const struct snapshot *s)
+{
+	return s->pol.active >= 0 ? s->pol.name[s->pol.active] : NULL;
+}
+
 static void human_cumulative(const struct stats_args *a,
 			     const struct snapshot *s)
 {
-	struct derived d;
-	int i;
+	static struct view v;
+	struct wrap w;
 
-	printf("active: %s  shadow: %s  state: %s  sample_period: %lld\n",
-	       s->pol.active >= 0 ? s->pol.name[s->pol.active] : "?",
-	       s->shadow, s->state, s->period);
-	table_header(false);
-	for (i = 0; i < s->pol.n; i++) {
-		if (!s->st[i].ok ||
-		    !shown(a, s, i, s->st[i].v[S_PICKS]))
-			continue;
-		derive(&s->st[i], &d);
-		table_row(s->pol.name[i], i == s->pol.active,
-			  s->st[i].v[S_PICKS], &d);
-	}
+	wrap_start(&w, out_line, "");
+	wrap_add(&w, "active: %s", active_name(s) ? active_name(s) : "?");
+	wrap_add(&w, "shadow: %s", s->shadow);
+	wrap_add(&w, "state: %s", s->state);
+	wrap_add(&w, "sample_period: %lld", s->period);
+	if (s->lat_sample >= 0)
+		wrap_add(&w, "latency_sample: %lld", s->lat_sample);
+	else
+		wrap_add(&w, "latency_sample: -");
+	if (s->have_ctr && s->ctr_has[C_LAT_DROPPED])
+		wrap_add(&w, "lat_dropped: %llu",
+			 (unsigned long long)s->ctr[C_LAT_DROPPED]);
+	wrap_end(&w);
+	build_view(a, s, NULL, false, false, &v);
+	text_tables(&v, false, out_line);
+	if (a->outcomes)
+		text_outcomes(&v, false, out_line);
+	view_free(&v);
 }
 
 static void json_cumulative(const struct stats_args *a,
 			    const struct snapshot *s)
 {
-	struct derived d;
+	static struct view v;
 	int i;
 
-	j_str("active", s->pol.active >= 0 ? s->pol.name[s->pol.active] : NULL);
+	j_str("active", active_name(s));
 	j_str("shadow", s->shadow);
 	j_str("state", s->state);
 	if (s->period >= 0)
 		j_i64("sample_period", s->period);
 	else
 		j_null("sample_period");
-	j_counters("counters", s->ctr, s->have_ctr);
+	j_lat_sample(s->lat_sample);
+	j_counters("counters", s->ctr, s->ctr_has, s->have_ctr);
+	build_view(a, s, NULL, false, false, &v);
 	j_arr("policies");
-	for (i = 0; i < s->pol.n; i++) {
-		if (!s->st[i].ok ||
-		    !shown(a, s, i, s->st[i].v[S_PICKS]))
-			continue;
-		derive(&s->st[i], &d);
-		j_obj(NULL);
-		j_str("name", s->pol.name[i]);
-		j_bool("active", i == s->pol.active);
-		j_pstats(&s->st[i]);
-		j_derived(&d);
-		j_end();
-	}
+	for (i = 0; i < v.n; i++)
+		j_row(&v.r[i], false);
 	j_end();
+	view_free(&v);
 }
 
 static void report_interval(const struct stats_args *a, int k,
 			    const struct snapshot *c, const struct snapshot *p)
 {
+	static struct view v;
 	double el = c->t - p->t;
 	uint64_t dc[C_NKEYS];
-	struct pstats d;
-	struct derived dv;
-	int i, j;
+	bool dhas[C_NKEYS], hc = c->have_ctr && p->have_ctr;
+	struct wrap w;
+	int i;
 
-	for (i = 0; i < C_NKEYS; i++)
+	for (i = 0; i < C_NKEYS; i++) {
 		dc[i] = sub(c->ctr[i], p->ctr[i]);
+		dhas[i] = c->ctr_has[i] && p->ctr_has[i];
+	}
+	build_view(a, c, p, true, false, &v);
 	if (g.json) {
 		j_obj(NULL);
 		j_num("timestamp", c->t, 6);
 		j_num("elapsed", el, 6);
-		j_str("active", c->pol.active >= 0 ?
-		      c->pol.name[c->pol.active] : NULL);
-		j_counters("counters", dc, c->have_ctr && p->have_ctr);
+		j_str("active", active_name(c));
+		j_lat_sample(c->lat_sample);
+		j_counters("counters", dc, dhas, hc);
 		j_arr("policies");
-	} else {
-		printf("# interval %d: %.3f s  active: %s  shadow: %s  state: %s\n",
-		       k, el, c->pol.active >= 0 ?
-		       c->pol.name[c->pol.active] : "?", c->shadow, c->state);
-		if (c->have_ctr && p->have_ctr)
-			printf("# hook/s: calls %.0f  wakeups %.0f  redirected %.0f  handed_back %.0f  corrected %.0f\n",
-			       dc[C_CALLS] / el, dc[C_WAKEUPS] / el,
-			       dc[C_REDIRECTED] / el, dc[C_HANDED_BACK] / el,
-			       dc[C_CORRECTED] / el);
-		table_header(true);
-	}
-	for (i = 0; i < c->pol.n; i++) {
-		j = find_policy(&p->pol, c->pol.name[i]);
-		if (j < 0)
-			continue;
-		delta(&c->st[i], &p->st[j], &d);
-		if (!d.ok || !shown(a, c, i, c->st[i].v[S_PICKS]))
-			continue;
-		derive(&d, &dv);
-		if (!g.json) {
-			table_row(c->pol.name[i], i == c->pol.active,
-				  d.v[S_PICKS] / el, &dv);
-			continue;
-		}
-		j_obj(NULL);
-		j_str("name", c->pol.name[i]);
-		j_bool("active", i == c->pol.active);
-		j_num("picks_per_s", d.v[S_PICKS] / el, 3);
-		j_pstats(&d);
-		j_derived(&dv);
-		j_end();
-	}
-	if (g.json) {
+		for (i = 0; i < v.n; i++)
+			j_row(&v.r[i], true);
 		j_end();
 		j_end();
-	} else {
-		fflush(stdout);
+		view_free(&v);
+		return;
 	}
+	wrap_start(&w, out_line, "# ");
+	wrap_add(&w, "# interval %d: %.3f s", k, el);
+	wrap_add(&w, "active: %s", active_name(c) ? active_name(c) : "?");
+	wrap_add(&w, "shadow: %s", c->shadow);
+	wrap_add(&w, "state: %s", c->state);
+	wrap_end(&w);
+	if (hc) {
+		wrap_start(&w, out_line, "# ");
+		wrap_add(&w, "# hook/s: calls %.0f", dc[C_CALLS] / el);
+		wrap_add(&w, "wakeups %.0f", dc[C_WAKEUPS] / el);
+		wrap_add(&w, "redirected %.0f", dc[C_REDIRECTED] / el);
+		wrap_add(&w, "handed_back %.0f", dc[C_HANDED_BACK] / el);
+		wrap_add(&w, "corrected %.0f", dc[C_CORRECTED] / el);
+		if (dhas[C_LAT_DROPPED])
+			wrap_add(&w, "lat_dropped %.0f",
+				 dc[C_LAT_DROPPED] / el);
+		wrap_end(&w);
+	}
+	text_tables(&v, true, out_line);
+	if (a->outcomes)
+		text_outcomes(&v, true, out_line);
+	view_free(&v);
+	fflush(stdout);
 }
-
 static void sleep_until(double t)
 {
 	struct timespec ts;
@@ -598,6 +1140,7 @@ int cmd_stats_show(int argc, char **argv)
 			json_cumulative(&a, cur);
 		else
 			human_cumulative(&a, cur);
+		snapshot_release(cur);
 		return 0;
 	}
 	catch_signals();
@@ -620,11 +1163,13 @@ int cmd_stats_show(int argc, char **argv)
 		verbose("sampled %llu", (unsigned long long)k);
 		report_interval(&a, k, cur, prev);
 	}
+	snapshot_release(cur);
+	snapshot_release(prev);
 	return 0;
 }
 
 /* ------------------------------------------------------------------------
- * stats reset, stats period
+ * stats reset, stats period, stats latency-sample
  */
 
 int cmd_stats_reset(int argc, char **argv)
@@ -684,6 +1229,55 @@ int cmd_stats_period(int argc, char **argv)
 		j_i64("sample_period", v);
 	else if (argc < 2 || g.verbose)
 		printf("sample_period: %lld (one pick in %lld is timed)\n", v, v);
+	return 0;
+}
+
+int cmd_stats_latency_sample(int argc, char **argv)
+{
+	const char *old =
+		"this module has no latency tracking (no %s/latency_sample): it is older than this tool";
+	char buf[64], val[32];
+	long long v;
+	int r;
+
+	if (argc > 2)
+		return usage_err("usage: wakeplacectl stats latency-sample [N]");
+	r = need_module();
+	if (r)
+		return r;
+	if (argc == 2) {
+		if (parse_ll(argv[1], &v) || v < 0 || v > 65536)
+			return usage_err("invalid latency sample '%s' (0 to 65536; 0: off)",
+					 argv[1]);
+		snprintf(val, sizeof(val), "%lld", v);
+		r = write_attr("latency_sample", val);
+		if (r == -ENOENT && module_loaded())
+			return fail(EX_FAIL, old, g.root);
+		if (r)
+			return write_err("latency_sample", -r, NULL);
+	}
+	r = read_attr("latency_sample", buf, sizeof(buf));
+	if (r == -ENOENT && module_loaded()) {
+		/* an older module: absent, which is no error when reading */
+		if (g.json)
+			j_null("latency_sample");
+		else
+			printf("latency_sample: - (%s)\n",
+			       "this module has no latency tracking");
+		return 0;
+	}
+	if (r < 0)
+		return read_err("latency_sample", -r);
+	if (parse_ll(trim(buf), &v))
+		return fail(EX_FAIL, "malformed %s/latency_sample '%s'", g.root,
+			    trim(buf));
+	if (g.json)
+		j_i64("latency_sample", v);
+	else if ((argc < 2 || g.verbose) && v)
+		printf("latency_sample: %lld (one wakeup in %lld is tracked on every CPU)\n",
+		       v, v);
+	else if (argc < 2 || g.verbose)
+		printf("latency_sample: 0 (latency tracking off)\n");
 	return 0;
 }
 
@@ -750,73 +1344,96 @@ static void sline(const char *fmt, ...)
 	scr_line++;
 }
 
-static const char *wrate(char *b, double v)
+static void scr_emit(const char *line)
 {
-	if (isnan(v))
-		return "-";
-	sprintf(b, "%.0f", v);
-	return b;
+	sline("%s", line);
 }
 
+/*
+ * 80 columns: an 11-character name (10 + "*"; a longer one gets a line of
+ * its own), then the interval's rates, outcome mix and cost; below, the
+ * interval's wakeup latency and placement quality.
+ */
 static void draw(const struct snapshot *c, const struct snapshot *p,
 		 bool all, double interval)
 {
+	static struct view v;
 	struct stats_args a = { .all = all };
 	double el = p ? c->t - p->t : NAN;
-	struct pstats d;
-	struct derived dv;
-	char b[16][32];
-	int i, j, k;
+	char b[16][32], nm[WP_NAME_MAX + 2];
+	const char *op[N_OUTCOMES], *n;
+	const struct vrow *r;
+	const struct lat *la;
+	struct wrap w;
+	int i, k;
 
 	screen_size();
 	scr_line = 0;
 	fputs("\033[H", stdout);
-	sline("wakeplace %s  policy: %s  shadow: %s  state: %s", c->version,
-	      c->pol.active >= 0 ? c->pol.name[c->pol.active] : "?",
-	      c->shadow, c->state);
-	if (c->have_ctr && p && p->have_ctr)
-		sline("every %.1fs  calls/s %s  redirected/s %s  handed_back/s %s  corrected %llu  reverted %llu",
-		      interval,
-		      wrate(b[0], sub(c->ctr[C_CALLS], p->ctr[C_CALLS]) / el),
-		      wrate(b[1], sub(c->ctr[C_REDIRECTED],
-				      p->ctr[C_REDIRECTED]) / el),
-		      wrate(b[2], sub(c->ctr[C_HANDED_BACK],
-				      p->ctr[C_HANDED_BACK]) / el),
-		      (unsigned long long)c->ctr[C_CORRECTED],
-		      (unsigned long long)c->ctr[C_REVERTED]);
-	else
-		sline("every %.1fs  (rates after the first interval)", interval);
+	wrap_start(&w, scr_emit, "  ");
+	wrap_add(&w, "wakeplace %s", c->version);
+	wrap_add(&w, "policy: %s", active_name(c) ? active_name(c) : "?");
+	wrap_add(&w, "shadow: %s", c->shadow);
+	wrap_add(&w, "state: %s", c->state);
+	wrap_end(&w);
+	wrap_start(&w, scr_emit, "  ");
+	wrap_add(&w, "every %.1fs", interval);
+	if (c->have_ctr && p && p->have_ctr) {
+		wrap_add(&w, "calls/s %s", fitnum(b[0], sub(c->ctr[C_CALLS],
+				p->ctr[C_CALLS]) / el, 0, "", 20));
+		wrap_add(&w, "redirected/s %s", fitnum(b[1],
+			 sub(c->ctr[C_REDIRECTED], p->ctr[C_REDIRECTED]) / el,
+			 0, "", 20));
+		wrap_add(&w, "handed_back/s %s", fitnum(b[2],
+			 sub(c->ctr[C_HANDED_BACK], p->ctr[C_HANDED_BACK]) / el,
+			 0, "", 20));
+		wrap_add(&w, "corrected %llu",
+			 (unsigned long long)c->ctr[C_CORRECTED]);
+		wrap_add(&w, "reverted %llu",
+			 (unsigned long long)c->ctr[C_REVERTED]);
+		if (c->ctr_has[C_LAT_DROPPED])
+			wrap_add(&w, "lat_dropped %llu",
+				 (unsigned long long)c->ctr[C_LAT_DROPPED]);
+	} else {
+		wrap_add(&w, "(rates after the first interval)");
+	}
+	wrap_end(&w);
 	sline("");
-	/* 80 columns: an 11-character name (10 + "*"), 7-character rates. */
+	build_view(&a, c, p, true, true, &v);
 	sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
 	      "POLICY", "PICKS/s", "TGT", "PRV", "RCT", "SCN", "MSK", "FBK",
-	      "HBK", "LCL", "P50", "P99", "SHDW");
-	for (i = 0; i < c->pol.n; i++) {
-		char nm[WP_NAME_MAX + 2];
-
-		j = p ? find_policy(&p->pol, c->pol.name[i]) : -1;
-		if (j >= 0)
-			delta(&c->st[i], &p->st[j], &d);
-		else
-			d = c->st[i];
-		if (!d.ok || !shown(&a, c, i, c->st[i].v[S_PICKS]))
-			continue;
-		derive(&d, &dv);
-		for (k = 0; k < N_OUTCOMES; k++) {
-			if (isnan(dv.out_pct[k]))
-				strcpy(b[k], "-");
-			else
-				sprintf(b[k], "%.0f%%", dv.out_pct[k]);
-		}
-		snprintf(nm, sizeof(nm), "%s%s", c->pol.name[i],
-			 i == c->pol.active ? "*" : "");
+	      "HBK", "LCL", "COST50", "COST99", "SHDW");
+	for (i = 0; i < v.n; i++) {
+		r = &v.r[i];
+		for (k = 0; k < N_OUTCOMES; k++)
+			op[k] = fitnum(b[k], r->d.out_pct[k], 0, "%", 4);
+		n = name_cell(nm, r->name, r->active, 11, scr_emit);
 		sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
-		      nm, j >= 0 ? wrate(b[8], d.v[S_PICKS] / el) : "-",
-		      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-		      fns(b[9], dv.p50), fns(b[10], dv.p99),
-		      isnan(dv.shadow_pct) ? "-" :
-		      (sprintf(b[11], "%.0f%%", dv.shadow_pct), b[11]));
+		      n, fitnum(b[8], r->s.v[S_PICKS] / r->per, 0, "", 7),
+		      op[0], op[1], op[2], op[3], op[4], op[5], op[6], op[7],
+		      fns(b[9], r->d.p50), fns(b[10], r->d.p99),
+		      fitnum(b[11], r->d.shadow_pct, 0, "%", 4));
 	}
+	sline("");
+	sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", "POLICY",
+	      "TRACKED/s", "LAT50", "LAT99", "LAT99.9", "STACK", "DOUBLE",
+	      "MOVED", "MIGR", "MIGLLC");
+	for (i = 0; i < v.n; i++) {
+		r = &v.r[i];
+		la = r->s.lat;
+		n = name_cell(nm, r->name, r->active, 11, scr_emit);
+		sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", n,
+		      la ? fitnum(b[0], la->count[0] / r->per, 0, "", 9) : "-",
+		      la ? fns(b[1], la->pct[0][0]) : "-",
+		      la ? fns(b[2], la->pct[0][2]) : "-",
+		      la ? fns(b[3], la->pct[0][3]) : "-",
+		      fitnum(b[4], r->d.q_pct[0], 1, "%", 6),
+		      fitnum(b[5], r->d.q_pct[1], 1, "%", 6),
+		      fitnum(b[6], r->d.q_pct[2], 1, "%", 6),
+		      fitnum(b[7], r->d.q_pct[3], 1, "%", 6),
+		      fitnum(b[8], r->d.q_pct[4], 1, "%", 6));
+	}
+	view_free(&v);
 	sline("");
 	sline("q quit  a %s  (* active; %% of the interval's picks)",
 	      all ? "busy policies only" : "all policies");
@@ -898,6 +1515,8 @@ int cmd_watch(int argc, char **argv)
 			draw(cur, have_prev ? prev : NULL, all, interval);
 	}
 	term_leave();
+	snapshot_release(cur);
+	snapshot_release(prev);
 	if (rc)
 		fprintf(stderr, "wakeplacectl: watch stopped: %s\n",
 			error_message());

@@ -84,7 +84,10 @@ fake_tunables() {
 # derived values are known: outcomes 40/30/10/15/0/4/1/2 % (local is
 # distinct so that a column mix-up shows; they need not add up), scanned
 # 2.5 and remote lines 3 per pick, cross-LLC 5 %, not-prev 60 %, cost p50
-# in bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us).
+# in bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us);
+# tracked = PICKS and, of those, stacked 25 %, double_picks 3 %, moved
+# 12.5 %, migrated 60 %, migrated_llc 4.5 % (all distinct).  With
+# FAKE_OLD=1 the body of a module without latency tracking (no tracked...).
 stats_file() {
 	local p=$1 sc=${2:-0} sa=${3:-0}
 	local hist="" i
@@ -108,6 +111,14 @@ cost_samples $((p / 10))
 cost_ns $((p * 50))
 shadow_compared $sc
 shadow_agreed $sa
+EOF
+	[ -n "${FAKE_OLD:-}" ] || cat <<EOF
+tracked $p
+stacked $((p / 4))
+double_picks $((p * 3 / 100))
+moved $((p / 8))
+migrated $((p * 60 / 100))
+migrated_llc $((p * 45 / 1000))
 EOF
 	hist=""
 	for i in $(seq 0 31); do
@@ -144,11 +155,70 @@ switches 3
 rebuilds 1
 stale 0
 EOF
+	[ -n "${FAKE_OLD:-}" ] || echo "lat_dropped 12"
 }
 
-# make_tree DIR: a loaded-module tree, stock active, mirror with 1000 picks.
+# The nine rows of latency/<p> and latency_hist/<p>, in their order.
+LAT_ROWS="all target prev recent scan mask fallback handback local"
+
+# lat_hist_file [N]: a latency_hist/<p> body (bench-scripts/src/llhist.h
+# text form) with 1000 samples in "all", plus N in bucket 700:
+#   bucket  10: 500  [10, 11)              midpoint 10
+#   bucket 100: 400  [144, 148)            midpoint 145 (145.5 rounded down)
+#   bucket 300:  90  [11264, 11520)        midpoint 11391
+#   bucket 600:   9  [7340032, 7471104)    midpoint 7405567
+#   bucket 700:   N  [62914560, 63963136)  midpoint 63438847
+#   bucket 895:   1  [4227858432, ...)     midpoint 4261412863
+# Without N: p50 = 10 (rank 500 is the last of bucket 10), p90 = 145
+# (rank 900), p99 = 11391 (rank 990), p99.9 = 7405567 (rank 999).  The
+# outcomes split them: target 500@10 100@100, prev 300@100, scan 90@300
+# 9@600 1@895, local N@700; the others are empty.
+lat_hist_file() {
+	local n=${1:-0} x=""
+	[ "$n" -gt 0 ] && x=";700:$n"
+	cat <<EOF
+all L6ns;10:500;100:400;300:90;600:9$x;895:1
+target L6ns;10:500;100:100
+prev L6ns;100:300
+recent L6ns
+scan L6ns;300:90;600:9;895:1
+mask L6ns
+fallback L6ns
+handback L6ns
+local L6ns$x
+EOF
+}
+
+# lat_file: the latency/<p> body that goes with lat_hist_file (no N).
+lat_file() {
+	cat <<EOF
+all 1000 10 145 11391 7405567
+target 600 10 145 145 145
+prev 300 145 145 145 145
+recent 0 0 0 0 0
+scan 100 11391 11391 7405567 4261412863
+mask 0 0 0 0 0
+fallback 0 0 0 0 0
+handback 0 0 0 0 0
+local 0 0 0 0 0
+EOF
+}
+
+# lat_empty: the latency_hist/<p> body of a policy without samples.
+lat_empty() {
+	local r
+	for r in $LAT_ROWS; do
+		echo "$r L6ns"
+	done
+}
+
+# make_tree DIR [old]: a loaded-module tree, stock active, mirror with 1000
+# picks and the latency of lat_hist_file, noscan with 500 picks and no
+# latency samples.  "old": a module older than latency tracking (no
+# latency/, latency_hist/, latency_sample, tracked..., lat_dropped).
 make_tree() {
-	local d=$1 p t
+	local d=$1 p t FAKE_OLD=
+	[ "${2:-}" = old ] && FAKE_OLD=1
 	rm -rf "$d"
 	mkdir -p "$d/stats" "$d/policies"
 	echo 0.1.0 >"$d/version"
@@ -171,6 +241,16 @@ make_tree() {
 	done
 	stats_file 1000 >"$d/stats/mirror"
 	stats_file 500 200 150 >"$d/stats/noscan"
+	if [ -z "$FAKE_OLD" ]; then
+		echo 1 >"$d/latency_sample"
+		mkdir -p "$d/latency" "$d/latency_hist"
+		for p in $FAKE_POLICIES; do
+			lat_empty >"$d/latency_hist/$p"
+			lat_empty | sed 's/ L6ns$/ 0 0 0 0 0/' >"$d/latency/$p"
+		done
+		lat_hist_file >"$d/latency_hist/mirror"
+		lat_file >"$d/latency/mirror"
+	fi
 	chmod -R a+rX "$d"
 }
 

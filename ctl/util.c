@@ -171,6 +171,61 @@ int read_attr(const char *rel, char *buf, size_t len)
 }
 
 /*
+ * Read root/rel to EOF into a malloc'd buffer (NUL terminated, *buf freed by
+ * the caller), for files that may be longer than a page.  Returns the length
+ * or -errno (then *buf is NULL).
+ */
+int read_attr_all(const char *rel, char **buf)
+{
+	char path[PATH_MAX], *b = NULL, *nb;
+	size_t got = 0, cap = 0;
+	ssize_t r;
+	int fd;
+
+	*buf = NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", g.root, rel) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (cap - got < 4096) {
+			/* no sysfs file is that long */
+			if (cap >= (64u << 20)) {
+				r = -EFBIG;
+				goto err;
+			}
+			cap = cap ? cap * 2 : 16384;
+			nb = realloc(b, cap);
+			if (!nb) {
+				r = -ENOMEM;
+				goto err;
+			}
+			b = nb;
+		}
+		r = read(fd, b + got, cap - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			goto err;
+		}
+		if (r == 0)
+			break;
+		got += r;
+	}
+	close(fd);
+	b[got] = '\0';
+	*buf = b;
+	return got;
+err:
+	close(fd);
+	free(b);
+	return r;
+}
+
+/*
  * Write val plus a newline to root/rel in a single write(), as `echo val >`
  * does: sysfs takes the whole value or fails with an errno.
  */

@@ -43,6 +43,7 @@ static const struct command stats_cmds[] = {
 	{ "show", cmd_stats_show },
 	{ "reset", cmd_stats_reset },
 	{ "period", cmd_stats_period },
+	{ "latency-sample", cmd_stats_latency_sample },
 	{ "help", NULL },
 	{ NULL, NULL },
 };
@@ -85,7 +86,8 @@ static void help_global(void)
 "  status                          module, policy, state, hook, counters\n"
 "  policy {list|show|set}          list, inspect and switch policies\n"
 "  tune NAME KEY=VALUE...          change tunables of a policy\n"
-"  stats {show|reset|period}       per-policy statistics\n"
+"  stats {show|reset|period|latency-sample}\n"
+"                                  per-policy statistics, wakeup latency\n"
 "  watch [-i SECONDS]              live view, q quits\n"
 "  shadow {show|set}               shadow policy compared with the active one\n"
 "  load [--policy NAME] [--ko PATH] [-- MODPARAMS...]\n"
@@ -139,29 +141,43 @@ void help_object(const char *obj)
 	else if (!strcmp(obj, "stats"))
 		printf(
 "Usage: wakeplacectl stats [show] [--policy NAME]... [-a|--all]\n"
-"                          [--interval SECONDS [--count N]]\n"
+"                          [-o|--outcomes] [--interval SECONDS [--count N]]\n"
 "       wakeplacectl stats reset [NAME|all]\n"
 "       wakeplacectl stats period [N]\n"
+"       wakeplacectl stats latency-sample [N]\n"
 "\n"
 "show   per policy: picks, outcomes in %% of picks, mean scan length,\n"
 "       remote runqueue lines per pick, cross-LLC %%, not-prev %%, cost\n"
-"       p50/p99 and shadow agreement %%.  Default: policies with picks\n"
-"       plus the active one.  With --interval, print rates over each\n"
-"       interval (picks per second, outcomes of the interval's picks);\n"
-"       --count N stops after N intervals (required with -j).\n"
+"       p50/p99 and shadow agreement %%; tracked wakeups and their\n"
+"       wakeup latency p50/p90/p99/p99.9; stacked, double picks, moved,\n"
+"       migrated and migrated across LLCs in %% of tracked wakeups.\n"
+"       Default: policies with picks plus the active one.  --outcomes\n"
+"       adds the latency of every outcome row (all, target ... local).\n"
+"       With --interval, print rates over each interval (picks per\n"
+"       second, outcomes of the interval's picks, latency of the\n"
+"       interval's wakeups); --count N stops after N intervals\n"
+"       (required with -j).\n"
 "reset  zero the statistics of one policy, or of all and the hook\n"
 "       counters (default all)\n"
 "period show or set sample_period: one pick in N is timed (1..65536)\n"
+"latency-sample\n"
+"       show or set latency_sample: one wakeup in N is tracked on every\n"
+"       CPU (0..65536, 0: latency tracking off)\n"
 "\n"
 "Cost percentiles are estimated from the log2 cost histogram as the\n"
-"geometric midpoint of the bucket, 2^i * sqrt(2) ns (bucket 0: 1 ns).\n");
+"geometric midpoint of the bucket, 2^i * sqrt(2) ns (bucket 0: 1 ns).\n"
+"Latency percentiles are the midpoint, rounded down, of the log-linear\n"
+"bucket (at most 1/32 of the value wide) holding the sample of rank\n"
+"ceil(q * count).  A module without latency tracking shows \"-\".\n");
 	else if (!strcmp(obj, "watch"))
 		printf(
 "Usage: wakeplacectl watch [-i|--interval SECONDS]\n"
 "\n"
 "Live view refreshed in place every SECONDS (default 1): per-policy pick\n"
-"rates, outcome mix, cost and shadow agreement.  Keys: q quit, a toggle\n"
-"all policies.  Ctrl-C also quits; the terminal is restored.\n");
+"rates, outcome mix, cost and shadow agreement; below, tracked wakeups\n"
+"per second, their latency p50/p99/p99.9 and the placement quality of\n"
+"the interval.  Keys: q quit, a toggle all policies.  Ctrl-C also\n"
+"quits; the terminal is restored.\n");
 	else if (!strcmp(obj, "shadow"))
 		printf(
 "Usage: wakeplacectl shadow show\n"

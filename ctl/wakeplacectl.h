@@ -19,6 +19,8 @@
 #define WP_HIST		32
 #define WP_FILE_MAX	16384	/* larger than any sysfs attribute (PAGE) */
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Exit codes (documented in wakeplacectl.8, EXIT STATUS). */
 enum {
 	EX_OK		= 0,
@@ -53,6 +55,7 @@ const char *error_message(void);
 double now_mono(void);
 int read_path(const char *path, char *buf, size_t len);
 int read_attr(const char *rel, char *buf, size_t len);
+int read_attr_all(const char *rel, char **buf);
 int write_attr(const char *rel, const char *val);
 bool module_loaded(void);
 int need_module(void);
@@ -115,6 +118,7 @@ int set_policy(const char *name);
 int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
+int cmd_stats_latency_sample(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 
 /* ---- help texts (wakeplacectl.c) ---- */

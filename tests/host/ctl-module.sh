@@ -240,6 +240,8 @@ check "completion: policy names read live" eval '[ "$(comp wakeplacectl policy s
 check "completion: tunable keys" eval '[ "$(comp wakeplacectl -j tune cachehot "")" = "hot_us= short_us=" ] && [ "$(comp wakeplacectl -j tune cachehot s)" = "short_us=" ]'
 check "completion: --sysfs DIR honoured" eval '[ "$(WAKEPLACE_SYSFS=/nonexistent comp wakeplacectl --sysfs "$T" shadow set m)" = "mirror" ]'
 check "completion: stats options" eval 'comp wakeplacectl stats --p | grep -q -- "--policy"'
+check "completion: stats --outcomes" eval '[ "$(comp wakeplacectl stats --o)" = "--outcomes" ]'
+check "completion: stats latency-sample" eval '[ "$(comp wakeplacectl stats l)" = "latency-sample" ]'
 
 DEST=$TMPD/inst
 if make -s -C "$CTL_TOP/ctl" install DESTDIR="$DEST" PREFIX=/usr/local >"$OUT" 2>"$ERR"; then

@@ -29,8 +29,18 @@ put() {
 	cat >"$1.new" && mv "$1.new" "$1"
 }
 
-row() { # row NAME: the table row of policy NAME (active one carries '*')
-	grep -E "^$1\*? " "$OUT"
+# table_rows N: the rows of the Nth table of stdin (tables are separated by
+# blank lines; rows follow their POLICY header).
+table_rows() {
+	awk -v n="$1" 'BEGIN { b = 1 } /^$/ { b++; next } b == n && f; b == n && /^POLICY / { f = 1 }'
+}
+
+row() { # row NAME [N]: policy NAME's row of table N (1) of $OUT ('*': active)
+	table_rows "${2:-1}" <"$OUT" | grep -E "^$1\*? "
+}
+
+nrows() { # nrows N: how many rows table N of $OUT has
+	table_rows "$1" <"$OUT" | wc -l
 }
 
 # ---- cumulative table -------------------------------------------------------------
@@ -39,32 +49,33 @@ check "stats: exit 0, header line with active/shadow/state/period" \
 	eval '[ $RC = 0 ] && grep -q "^active: stock  shadow: off  state: ok  sample_period: 64" "$OUT"'
 check "stats: default rows are the active policy and those with picks" \
 	eval 'row "stock" >/dev/null && row mirror >/dev/null && row noscan >/dev/null && ! row bounded >/dev/null &&
-	      [ $(grep -c "^[a-z]" "$OUT") = 4 ]'
+	      [ $(nrows 1) = 3 ] && [ $(nrows 2) = 3 ] && [ $(nrows 3) = 3 ] && [ $(nrows 4) = 3 ]'
 check "stats: the active policy is marked" eval 'grep -q "^stock\* " "$OUT"'
-r=$(row mirror)
-read -ra F <<<"$r"
+read -ra F <<<"$(row mirror)"
+read -ra G <<<"$(row mirror 2)"
 check "stats: mirror picks 1000, outcomes in % of picks" \
 	eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ] && [ "${F[3]}" = 30.0% ] && [ "${F[4]}" = 10.0% ] && [ "${F[5]}" = 15.0% ] && [ "${F[6]}" = 0.0% ] && [ "${F[7]}" = 4.0% ] && [ "${F[8]}" = 1.0% ] && [ "${F[9]}" = 2.0% ]'
 check "stats: scan length 2.50, remote lines 3.00/pick, cross-LLC 5%, not-prev 60%" \
-	eval '[ "${F[10]}" = 2.50 ] && [ "${F[11]}" = 3.00 ] && [ "${F[12]}" = 5.0% ] && [ "${F[13]}" = 60.0% ]'
+	eval '[ "${G[1]}" = 2.50 ] && [ "${G[2]}" = 3.00 ] && [ "${G[3]}" = 5.0% ] && [ "${G[4]}" = 60.0% ]'
 check "stats: cost p50 362ns, p99 5.8us (geometric bucket midpoints), no shadow" \
-	eval '[ "${F[14]}" = 362ns ] && [ "${F[15]}" = 5.8us ] && [ "${F[16]}" = - ]'
-read -ra F <<<"$(row noscan)"
-check "stats: shadow agreement 75.0% (150 of 200)" eval '[ "${F[16]}" = 75.0% ]'
+	eval '[ "${G[5]}" = 362ns ] && [ "${G[6]}" = 5.8us ] && [ "${G[7]}" = - ]'
+read -ra G <<<"$(row noscan 2)"
+check "stats: shadow agreement 75.0% (150 of 200)" eval '[ "${G[7]}" = 75.0% ]'
 read -ra F <<<"$(row stock)"
-check "stats: policy without picks shows dashes" eval '[ "${F[1]}" = 0 ] && [ "${F[2]}" = - ] && [ "${F[14]}" = - ]'
+read -ra G <<<"$(row stock 2)"
+check "stats: policy without picks shows dashes" eval '[ "${F[1]}" = 0 ] && [ "${F[2]}" = - ] && [ "${G[5]}" = - ]'
 
 run stats --policy mirror
-check "stats --policy mirror: only mirror" eval '[ $RC = 0 ] && row mirror >/dev/null && [ $(grep -c "^[a-z]" "$OUT") = 2 ]'
+check "stats --policy mirror: only mirror" eval '[ $RC = 0 ] && row mirror >/dev/null && [ $(nrows 1) = 1 ] && [ $(nrows 4) = 1 ]'
 run stats --policy bounded --policy=noscan
 check "stats --policy twice (also --policy=NAME)" \
 	eval '[ $RC = 0 ] && row bounded >/dev/null && row noscan >/dev/null && ! row mirror >/dev/null'
 run st -a
 check "ambiguous 'st' refused" eval '[ $RC = 2 ]'
 run stats -a
-check "stats -a: all 10 policies" eval '[ $RC = 0 ] && [ $(grep -c "^[a-z]" "$OUT") = 11 ]'
+check "stats -a: all 10 policies" eval '[ $RC = 0 ] && [ $(nrows 1) = 10 ] && [ $(nrows 3) = 10 ]'
 run stats sh --all
-check "'stats sh --all' works" eval '[ $RC = 0 ] && [ $(grep -c "^[a-z]" "$OUT") = 11 ]'
+check "'stats sh --all' works" eval '[ $RC = 0 ] && [ $(nrows 1) = 10 ]'
 
 run -j stats
 check "stats -j: one document, default selection" \
@@ -109,13 +120,17 @@ stats_file 3000 | put "$T/stats/mirror"
 counters_file 9000 3000 | put "$T/counters"
 wait "$pid"; RC=$?
 el=$(sed -n 's/^# interval 1: \([0-9.]*\) s.*/\1/p' "$OUT")
-r1=$(awk '/^# interval 1/ {f=1} /^# interval 2/ {f=0} f && /^mirror / {print}' "$OUT")
-r2=$(awk '/^# interval 2/ {f=1} f && /^mirror / {print}' "$OUT")
+interval() { # interval K: the report of interval K in $OUT
+	awk -v k="$1:" '/^# interval / { f = ($3 == k) } f' "$OUT"
+}
+r1=$(interval 1 | table_rows 1 | grep "^mirror ")
+r2=$(interval 2 | table_rows 1 | grep "^mirror ")
 read -ra F <<<"$r1"
+read -ra G <<<"$(interval 1 | table_rows 2 | grep "^mirror ")"
 check "stats --interval: rate = delta/elapsed (2000 picks in ${el:-?} s)" \
 	eval '[ $RC = 0 ] && [ -n "$el" ] && awk -v r="${F[1]}" -v e="$el" "BEGIN { x = 2000 / e; exit !(r >= x - 1.5 && r <= x + 1.5) }"'
 check "stats --interval: outcomes are % of the interval's picks" \
-	eval '[ "${F[2]}" = 40.0% ] && [ "${F[10]}" = 2.50 ] && [ "${F[14]}" = 362ns ]'
+	eval '[ "${F[2]}" = 40.0% ] && [ "${G[1]}" = 2.50 ] && [ "${G[5]}" = 362ns ]'
 check "stats --interval: hook counters per second" \
 	eval 'grep "^# hook/s" "$OUT" | head -1 | awk -v e="$el" "{ x = 4000 / e; exit !(\$4 >= x - 1.5 && \$4 <= x + 1.5) }"'
 read -ra F <<<"$r2"
@@ -166,7 +181,10 @@ start_watch() { # start_watch SESSION ARGS...
 		"WAKEPLACE_SYSFS='$T' '$WP_CTL' watch $*; echo \$? >'$TMPD/$s.rc'; stty -a >'$TMPD/$s.stty'; sleep 120"
 }
 screen_has() { cap "$1"; grep -q "$2" "$OUT"; }
-mirror_rate() { cap "$1"; awk '$1 == "mirror" && $2 != "-" && $2 > 0 {print $2; f=1} END {exit !f}' "$OUT"; }
+mirror_rate() { # the first table's mirror row only
+	cap "$1"
+	awk '$1 == "mirror" { if ($2 != "-" && $2 > 0) { print $2; f = 1 }; exit } END { exit !f }' "$OUT"
+}
 
 start_watch w1 -i 2
 check "watch: screen shows header, table and the policies with picks" \

@@ -171,6 +171,8 @@ bad 2 "stats unknown option" stats --frob
 bad 2 "stats period 0" stats period 0
 bad 2 "stats period 65537" stats period 65537
 bad 2 "stats period non-numeric" stats period 12a
+bad 2 "stats latency-sample 65537" stats latency-sample 65537
+bad 2 "stats latency-sample negative" stats latency-sample -1
 bad 2 "watch -i 0" watch -i 0
 bad 2 "watch unknown option" watch --frob
 bad 2 "policy list with argument" policy list extra
@@ -217,7 +219,8 @@ mv "$T/policy.real" "$T/policy"
 
 # ---- module not loaded: exit 3 -------------------------------------------------
 for cmd in "policy list" "policy show" "policy set mirror" "tune bounded scan_max=2" \
-	   "stats" "stats reset" "shadow show" "shadow set off" "stats period" "watch"; do
+	   "stats" "stats reset" "shadow show" "shadow set off" "stats period" "watch" \
+	   "stats latency-sample" "stats --outcomes"; do
 	# shellcheck disable=SC2086
 	RC=0; "$WP_CTL" --sysfs "$TMPD/none" $cmd >"$OUT" 2>"$ERR" </dev/null || RC=$?
 	check "not loaded: '$cmd' exits 3 and suggests load" \
@@ -242,10 +245,11 @@ if [ "$(id -u)" = 0 ]; then
 	how="as nobody"
 else
 	asuser() { "$@"; }
-	chmod 0444 "$T/policy" "$T/shadow" "$T/stats/reset" "$T/policies/bounded/scan_max" "$T/sample_period"
+	chmod 0444 "$T/policy" "$T/shadow" "$T/stats/reset" "$T/policies/bounded/scan_max" "$T/sample_period" "$T/latency_sample"
 	how="read-only files"
 fi
-for cmd in "policy set mirror" "tune bounded scan_max=2" "shadow set mirror" "stats reset" "stats period 8"; do
+for cmd in "policy set mirror" "tune bounded scan_max=2" "shadow set mirror" "stats reset" "stats period 8" \
+	   "stats latency-sample 8"; do
 	before=$(tree_sum "$T")
 	# shellcheck disable=SC2086
 	RC=0; asuser "$WP_CTL" --sysfs "$T" $cmd >"$OUT" 2>"$ERR" || RC=$?
