@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: wakeup latency and placement quality: a wakee stacked behind a spinner waits ms and counts as stacked, one placed on an idle CPU waits far less; the latency files, histograms, tracepoint, reset and latency_sample agree
-# requires: module
+# requires: module ctl
 . "$WP_TESTS/lib.sh"
 
 probe=$WP_ROOT/tests/tools/wakeprobe
@@ -106,6 +106,22 @@ hbig=$(wp_read latency_hist/mirror | awk '$1 == "prev" {
 	print s + 0 }')
 assert_ge "$big" $((n / 4)) "stacked: the wakee's waits of 2^20 ns or more"
 assert_ge "$hbig" "$big" "stacked: latency_hist/mirror prev samples >= 2^20 ns (all the wakee's are there)"
+
+# wakeplacectl reads the same figures from the real module: JSON with the
+# histograms, text within 80 columns.
+"$WP_CTL" -j stats --outcomes > /tmp/wp140.json ||
+	fail "wakeplacectl -j stats --outcomes failed"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [p for p in d["policies"] if p["name"] == "mirror"][0]
+lat, n = m["latency"], int(sys.argv[2])
+assert lat["all"]["count"] >= n, lat["all"]
+assert lat["all"]["hist"].startswith("L6ns;"), lat["all"]["hist"][:40]
+assert m["tracked"] >= n and m["stacked"] <= m["tracked"], m
+' /tmp/wp140.json "$n" || fail "wakeplacectl -j stats: mirror's latency missing or wrong"
+wide=$("$WP_CTL" stats --outcomes | awk 'length($0) > 80' | wc -l)
+assert_eq "$wide" 0 "wakeplacectl stats --outcomes: lines over 80 columns"
 
 # 2. Idle: the same wakee, no spinner: its previous CPU is idle.
 for pol in idlemask stock; do

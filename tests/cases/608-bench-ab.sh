@@ -33,6 +33,16 @@ for p in stock mirror; do
 	n=$(awk -F, -v p="$p" 'NR > 1 && $4 == p && $7 == "tps"' "$out/results.csv" | wc -l)
 	assert_ge "$n" 1 "tps samples of $p"
 done
+# The module's own figures, one set per block (the real latency_hist and
+# stats files), and their rows in the table.
+for p in stock mirror; do
+	n=$(awk -F, -v p="$p" 'NR > 1 && $4 == p && $7 == "wp_lat" && $8 ~ /^L6ns;[0-9]+:/' "$out/results.csv" | wc -l)
+	assert_eq "$n" 2 "non-empty wp_lat histograms of $p (one per block)"
+	n=$(awk -F, -v p="$p" 'NR > 1 && $4 == p && $7 == "wp_stacked_pct" && $8 >= 0 && $8 <= 100' "$out/results.csv" | wc -l)
+	assert_eq "$n" 2 "wp_stacked_pct samples of $p within 0..100"
+	grep -qE "wp_lat_p99_us +lower .* $p " "$out/table.txt" ||
+		fail "table.txt has no wp_lat_p99_us row for $p"
+done
 jq -e '(.module_version | type == "string") and (.kernel == $k) and
 	(.order | length == 4) and (.stats.rows | length > 0) and
 	(.tunables | type == "object")' --arg k "$(uname -r)" "$out/summary.json" \
