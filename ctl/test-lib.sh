@@ -15,6 +15,22 @@ fi
 TAP_N=0
 TAP_FAIL=0
 
+# wait_for CMD...: poll until CMD succeeds; gives up after 60 s (a hang
+# guard, not a speed requirement).
+wait_for() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# put FILE: replace FILE atomically with stdin (a reader never sees half).
+put() {
+	cat >"$1.new" && mv "$1.new" "$1"
+}
+
 ok() { # ok DESC: pass
 	TAP_N=$((TAP_N + 1))
 	echo "ok $TAP_N - $1"

@@ -15,19 +15,6 @@ export WAKEPLACE_SYSFS=$T
 SOCK=wpctl-lat-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-wait_for() { # wait_for CMD...: poll until CMD succeeds, at most 60 s
-	local i
-	for ((i = 0; i < 1200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-put() { # put FILE: replace FILE atomically with stdin
-	cat >"$1.new" && mv "$1.new" "$1"
-}
-
 # table_rows N: the rows of the Nth table of stdin (blank-line separated,
 # rows after the POLICY header).
 table_rows() {

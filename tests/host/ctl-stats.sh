@@ -13,22 +13,6 @@ export WAKEPLACE_SYSFS=$T
 SOCK=wpctl-test-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-# wait_for CMD...: poll until CMD succeeds; gives up after 60 s (a hang
-# guard, not a speed requirement).
-wait_for() {
-	local i
-	for ((i = 0; i < 1200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# put FILE: replace FILE atomically with stdin.
-put() {
-	cat >"$1.new" && mv "$1.new" "$1"
-}
-
 # table_rows N: the rows of the Nth table of stdin (tables are separated by
 # blank lines; rows follow their POLICY header).
 table_rows() {
