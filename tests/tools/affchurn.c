@@ -387,7 +387,13 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (atomic_load(&wakeups) < atomic_load(&target)) {
 		struct timespec ts = { 0, interval_us * 1000L };
-		int use_cs = cg && (rand_r(&rnd) % 4 == 0);
+		/*
+		 * One change in four rewrites the cpuset, and the first ones
+		 * until one is taken: a short run (a few changes) must still
+		 * change both, or the caller's check of each flakes.
+		 */
+		int use_cs = cg && ((!changes_cs && refused < 8) ||
+				    rand_r(&rnd) % 4 == 0);
 
 		random_set(&rnd, &set);
 		atomic_fetch_add(&gen, 1);

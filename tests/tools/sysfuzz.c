@@ -7,6 +7,7 @@
  * Every writable file found must be one the oracle knows:
  *   policy, shadow, stats/reset       a name (one trailing '\n' allowed)
  *   sample_period                     decimal 1..65536
+ *   latency_sample                    decimal 0..65536
  *   policies/<p>/<tunable>            decimal in [min, max] of .../tunables
  *   parameters/slow_us, slow_max, slow_window_ms
  *                                     unsigned int (the kernel's parser)
@@ -654,6 +655,8 @@ static int classify(const char *rel)
 		return add_target(sysdir, rel, K_RESET, 0, 0);
 	if (!strcmp(rel, "sample_period"))
 		return add_target(sysdir, rel, K_INT, 1, 65536);
+	if (!strcmp(rel, "latency_sample"))
+		return add_target(sysdir, rel, K_INT, 0, 65536);
 	if (sscanf(rel, "policies/%31[^/]/%31s", pol, tun) == 2 &&
 	    !strchr(tun, '/') && is_name(pol)) {
 		snprintf(rel2, sizeof(rel2), "policies/%s/tunables", pol);
