@@ -388,12 +388,13 @@ int main(int argc, char **argv)
 	while (atomic_load(&wakeups) < atomic_load(&target)) {
 		struct timespec ts = { 0, interval_us * 1000L };
 		/*
-		 * One change in four rewrites the cpuset, and the first ones
-		 * until one is taken: a short run (a few changes) must still
-		 * change both, or the caller's check of each flakes.
+		 * The cpuset until one change is taken, then sched_setaffinity
+		 * until one is, then one change in four rewrites the cpuset:
+		 * a short run (a few changes) still changes both, or the
+		 * caller's check of each flakes.
 		 */
 		int use_cs = cg && ((!changes_cs && refused < 8) ||
-				    rand_r(&rnd) % 4 == 0);
+				    (changes_aff && rand_r(&rnd) % 4 == 0));
 
 		random_set(&rnd, &set);
 		atomic_fetch_add(&gen, 1);
