@@ -200,6 +200,17 @@ static void random_set(unsigned int *rnd, cpu_set_t *set)
 				CPU_SET(universe[i], set);
 }
 
+/* A random CPU of @set, which is not empty. */
+static int pick_cpu(unsigned int *rnd, const cpu_set_t *set)
+{
+	int k = rand_r(rnd) % CPU_COUNT(set);
+
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, set) && !k--)
+			return i;
+	return 0;
+}
+
 /* Read back what the kernel enforces for @w. */
 static void readback(struct worker *w)
 {
@@ -297,7 +308,7 @@ int main(int argc, char **argv)
 	char path[4096], buf[CPU_SETSIZE * 5];
 	struct worker *ws;
 	struct pair *prs;
-	cpu_set_t set;
+	cpu_set_t set, cs_set;
 
 	while ((opt = getopt(argc, argv, "p:n:t:s:c:i:w:S:F")) != -1) {
 		switch (opt) {
@@ -344,6 +355,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &set))
 			universe[nuniverse++] = i;
+	cs_set = set;
 	if (cg) {
 		/* Start from all our CPUs, whatever an earlier run left. */
 		n = 0;
@@ -404,15 +416,26 @@ int main(int argc, char **argv)
 				if (CPU_ISSET(i, &set))
 					n += snprintf(buf + n, sizeof(buf) - n,
 						      "%s%d", n ? "," : "", i);
-			if (write_str(path, buf))
+			if (write_str(path, buf)) {
 				refused++;
-			else
+			} else {
 				changes_cs++;
+				cs_set = set;
+			}
 			for (i = 0; i < 2 * pairs; i++)
 				readback(&ws[i]);
 		} else {
 			struct worker *w = &ws[rand_r(&rnd) % (2 * pairs)];
+			cpu_set_t both;
 
+			/*
+			 * A request disjoint from the cpuset is refused
+			 * (EINVAL): keep one of the cpuset's CPUs in it, or a
+			 * run of a few changes may have no setaffinity one.
+			 */
+			CPU_AND(&both, &set, &cs_set);
+			if (!CPU_COUNT(&both))
+				CPU_SET(pick_cpu(&rnd, &cs_set), &set);
 			if (!sched_setaffinity(atomic_load(&w->tid),
 					       sizeof(set), &set))
 				changes_aff++;
