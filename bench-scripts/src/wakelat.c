@@ -16,6 +16,11 @@
  *	rps				completed requests per second
  *	hist				the interval's raw histogram (llhist.h)
  * Interval histograms can be merged exactly by adding bucket counts.
+ *
+ * -b N adds N CPU-bound neighbours (threads that spin until the end): a
+ * wakee placed on a CPU a neighbour occupies waits for the scheduler to
+ * preempt it, up to a slice, where one placed on an idle CPU waits
+ * microseconds.  That is the cost of a placement that misses an idle CPU.
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -43,12 +48,13 @@ struct msgthr {
 } __attribute__((aligned(64)));
 
 static int stop;
-static unsigned int nmsg = 1, nwork, think_us = 20;
+static unsigned int nmsg = 1, nwork, think_us = 20, nhogs;
 
 static const struct wp_uopt own[] = {
 	{ 'm', &nmsg, 1, 1024 },
 	{ 'w', &nwork, 1, 4096 },
 	{ 'r', &think_us, 0, 1e6 },
+	{ 'b', &nhogs, 0, 1024 },
 	{ 0 }
 };
 
@@ -105,6 +111,14 @@ static void *worker_fn(void *arg)
 	}
 }
 
+static void *hog_fn(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		__asm__ __volatile__("pause" ::: "memory");
+	return NULL;
+}
+
 static void *msg_fn(void *arg)
 {
 	struct msgthr *m = arg;
@@ -131,11 +145,12 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-m MSGTHREADS] [-w WORKERS] [-t SECONDS] [-i INTERVAL]\n"
-		"       [-c COUNT] [-r THINK_US] [-L LABEL] [-H]\n"
+		"       [-c COUNT] [-r THINK_US] [-b HOGS] [-L LABEL] [-H]\n"
 		"  -m  message threads (default 1)\n"
 		"  -w  worker threads per message thread (default: online CPUs)\n"
 		WP_USAGE_TIC
 		"  -r  busy time per request in usec (default 20)\n"
+		"  -b  CPU-bound neighbour threads, spinning all along (default 0)\n"
 		"  -L  workload label printed in each line (default wakelat)\n"
 		"  -H  do not print the raw histogram line\n", prog);
 	exit(2);
@@ -150,12 +165,13 @@ int main(int argc, char **argv)
 	struct wp_opts o;
 	struct wp_ticker tk;
 	struct msgthr *msgs;
+	pthread_t *hogs;
 	uint64_t *h;
 	double el;
 	unsigned int i, j;
 	pthread_attr_t attr;
 
-	wp_getopt(prog, argc, argv, "m:w:t:i:c:r:L:Hh", own, &o, usage);
+	wp_getopt(prog, argc, argv, "m:w:t:i:c:r:b:L:Hh", own, &o, usage);
 	if (!nwork) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -165,8 +181,9 @@ int main(int argc, char **argv)
 	alarm((unsigned int)o.secs + 30);
 
 	msgs = calloc(nmsg, sizeof(*msgs));
+	hogs = calloc(nhogs + 1, sizeof(*hogs));
 	h = calloc(LLH_NBUCKETS, sizeof(*h));
-	if (!msgs || !h)
+	if (!msgs || !hogs || !h)
 		wp_die(prog, "out of memory");
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -183,6 +200,9 @@ int main(int argc, char **argv)
 				wp_die(prog, "pthread_create failed");
 		}
 	}
+	for (i = 0; i < nhogs; i++)
+		if (pthread_create(&hogs[i], &attr, hog_fn, NULL))
+			wp_die(prog, "pthread_create failed");
 	for (i = 0; i < nmsg; i++)
 		if (pthread_create(&msgs[i].tid, &attr, msg_fn, &msgs[i]))
 			wp_die(prog, "pthread_create failed");
@@ -202,6 +222,8 @@ int main(int argc, char **argv)
 	}
 
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < nhogs; i++)
+		pthread_join(hogs[i], NULL);
 	for (i = 0; i < nmsg; i++)
 		pthread_join(msgs[i].tid, NULL);
 	for (i = 0; i < nmsg; i++) {
@@ -212,6 +234,7 @@ int main(int argc, char **argv)
 		free(msgs[i].workers);
 	}
 	free(msgs);
+	free(hogs);
 	free(h);
 	return 0;
 }

@@ -110,6 +110,31 @@ check "wakelat: rps > 0; histogram counts = rps x interval (every wakeup recorde
 check "wakelat: think time 2 ms with 1 worker caps rps below 500" \
 	eval 't_cmp "$(vals "$TMPD/wl2.out" rps)" lt 500 && t_cmp "$(vals "$TMPD/wl2.out" rps)" gt 0'
 
+# threads_of CMD...: run CMD in the background, print the most threads it
+# had (sampled for up to 5 s) after it ended.
+threads_of() {
+	local pid n max=0 i
+	"$@" >/dev/null &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		n=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+		[ "$n" -gt "$max" ] && max=$n
+		sleep 0.1
+	done
+	wait "$pid"
+	echo "$max"
+}
+# main + 1 message thread + 1 worker, then 3 neighbours
+check "wakelat -b 3: three more threads than without" \
+	eval '[ "$(threads_of "$B/wakelat" -m 1 -w 1 -t 6)" = 3 ] &&
+	      [ "$(threads_of "$B/wakelat" -m 1 -w 1 -b 3 -t 6)" = 6 ]'
+TIMEFORMAT=%U
+u=$({ time "$B/wakelat" -m 1 -w 1 -r 0 -b 2 -t 3 >/dev/null; } 2>&1)
+unset TIMEFORMAT
+check "wakelat -b 2: the neighbours spin (user CPU time $u s >= 1.5 s in 3 s)" t_cmp "$u" ge 1.5
+"$B/wakelat" -b -1 -t 1 >/dev/null 2>&1
+check "wakelat: -b -1 is refused (exit 2)" eval "[ $? = 2 ]"
+
 # ---- the percentile of a merged histogram, via wpstats ----------------------------
 {
 	echo "timestamp,rep,block,policy,workload,level,metric,value"
@@ -132,6 +157,8 @@ check "workloads/chat -c 1: msgs_per_s line" \
 "$W/wakelat" -c 1 -l 1 >"$TMPD/w-wl.out"
 check "workloads/wakelat -c 1: rps and hist lines" \
 	eval 'fmt_ok "$TMPD/w-wl.out" wakelat && [ "$(vals "$TMPD/w-wl.out" rps | wc -l)" = 1 ]'
+check "workloads/wakelat -b 2 passes the neighbours on (main + 1 message thread + 1 worker + 2)" \
+	eval '[ "$(threads_of "$W/wakelat" -l 0.25 -m 1 -b 2 -t 6)" = 5 ]'
 for w in messaging pipe tbench rr oltp chat wakelat; do
 	"$W/$w" -l abc >/dev/null 2>"$TMPD/bad.err"
 	rc=$?
