@@ -299,4 +299,23 @@ check "watch: back to dashes when nothing happens" \
 	eval 'wait_for screen_has "^mirror  *0  *-  *-  *-  *-"'
 tmux -L "$SOCK" kill-server 2>/dev/null
 
+# ---- bench-scripts/lat-switch: a policy and the tracking in one switch ----
+LS=$(dirname "$WP_CTL")/../bench-scripts/lat-switch
+make_tree "$T"
+"$LS" idlemask-lat.8 >/dev/null
+check "lat-switch idlemask-lat.8: policy idlemask, latency_sample 8" \
+	eval '[ "$(cat "$T/policy")" = idlemask ] && [ "$(cat "$T/latency_sample")" = 8 ]'
+"$LS" noscan-nolat >/dev/null
+check "lat-switch noscan-nolat: policy noscan, latency_sample 0" \
+	eval '[ "$(cat "$T/policy")" = noscan ] && [ "$(cat "$T/latency_sample")" = 0 ]'
+"$LS" mirror-lat >/dev/null
+check "lat-switch mirror-lat: latency_sample 1" \
+	eval '[ "$(cat "$T/policy")" = mirror ] && [ "$(cat "$T/latency_sample")" = 1 ]'
+for bad in idlemask idlemask-lat.x -nolat; do
+	"$LS" "$bad" >/dev/null 2>&1
+	rc=$?
+	check "lat-switch $bad: refused (exit 2), nothing changed" \
+		eval '[ $rc = 2 ] && [ "$(cat "$T/policy")" = mirror ]'
+done
+
 done_testing
