@@ -14,7 +14,7 @@
 
 #include "wakeplacectl.h"
 
-/* Kernel flavours the module has a compat layer for (REFERENCES.md). */
+/* Kernel flavours the module has a compat layer for (module/compat.h). */
 static const char *const flavours[] = { "6.1", "6.12", NULL };
 
 /* "6.12.95+deb12-amd64" -> "6.12" */

@@ -123,7 +123,8 @@ static __always_inline bool wp_sched_idle_cpu(int cpu)
 
 /*
  * The checks a policy makes on another CPU's runqueue go through these, so
- * that the remote cache lines a pick touches are counted (seed 002's cost).
+ * that the remote cache lines a pick touches are counted: the cost behind
+ * the 2.6.33 VolanoMark regression (docs/history.md).
  */
 static __always_inline void wp_touch(struct wp_wakeup *w, int cpu)
 {

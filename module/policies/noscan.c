@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * noscan: no LLC scan at all, as before 2.6.33 (seed 002): target if idle,
- * else prev if idle and sharing the cache, else target.  At most two
- * remote runqueues read per pick.
+ * noscan: no LLC scan at all, as before 2.6.33 (docs/history.md): target
+ * if idle, else prev if idle and sharing the cache, else target.  At most
+ * two remote runqueues read per pick.
  */
 #include "../fair.h"
 
