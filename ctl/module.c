@@ -279,6 +279,9 @@ int cmd_status(int argc, char **argv)
 		return usage_err("status takes no arguments ('%s')", argv[1]);
 	if (uname(&u))
 		strcpy(u.release, "?");
+	val = getenv("WAKEPLACE_RELEASE");	/* tests: another machine's */
+	if (val && *val)
+		snprintf(u.release, sizeof(u.release), "%s", val);
 	if (!module_loaded())
 		return status_not_loaded(u.release);
 
@@ -384,7 +387,8 @@ int cmd_status(int argc, char **argv)
 		for (i = 0; i < np; i++)
 			j_str(NULL, problems[i]);
 		j_end();
-		return 0;
+		g.json_keep = true;	/* the document, with its problems */
+		return np ? EX_PROBLEM : EX_OK;
 	}
 	printf("module:      loaded, version %s (%s)\n", ver, g.root);
 	printf("kernel:      %s, module flavour %s (%s)\n", rel_k,
@@ -412,7 +416,7 @@ int cmd_status(int argc, char **argv)
 	printf("\n");
 	for (i = 0; i < np; i++)
 		printf("problem:     %s\n", problems[i]);
-	return 0;
+	return np ? EX_PROBLEM : EX_OK;
 }
 
 /* ------------------------------------------------------------------------

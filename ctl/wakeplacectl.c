@@ -239,6 +239,11 @@ static int cmd_version(int argc, char **argv)
 		return 0;
 	}
 	printf("wakeplacectl %s\n", WP_CTL_VERSION);
+	/* Which module a bug report is about matters as much as the tool. */
+	if (module_loaded() && read_attr("version", ver, sizeof(ver)) >= 0)
+		printf("module %s\n", trim(ver));
+	else
+		printf("module not loaded\n");
 	return 0;
 }
 

@@ -28,6 +28,7 @@ enum {
 	EX_USAGE	= 2,
 	EX_NOTLOADED	= 3,
 	EX_PERM		= 4,
+	EX_PROBLEM	= 5,	/* status: loaded, with a problem to report */
 };
 
 struct wp_opts {

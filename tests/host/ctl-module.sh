@@ -15,6 +15,7 @@ make_tree "$T"
 export WAKEPLACE_SYSFS=$T
 export WAKEPLACE_DMESG=$TMPD/dmesg
 export WAKEPLACE_ENABLED_FUNCTIONS=$TMPD/enabled_functions
+export WAKEPLACE_RELEASE=6.1.0-57-amd64	# the fake tree's kernel, not the host's
 : >"$WAKEPLACE_DMESG"
 
 # ---- status, loaded --------------------------------------------------------------
@@ -27,6 +28,10 @@ check "status: loaded, version, kernel, policy, shadow, state" \
 check "status: hook attached from enabled_functions" eval 'grep -q "^hook: *attached (select_task_rq_fair (1) R I" "$OUT"'
 check "status: counters redirected/handed_back/corrected" \
 	eval 'grep -q "^counters: *redirected 1000 handed_back 7 corrected 0$" "$OUT"'
+check "status: a healthy module has no problem line" eval '! grep -q "^problem:" "$OUT"'
+RC=0; WAKEPLACE_RELEASE=6.1.0-99-amd64 "$WP_CTL" status >"$OUT" 2>"$ERR" || RC=$?
+check "status: module's kernel is not the running one: a problem, exit 5" \
+	eval '[ $RC = 5 ] && grep -q "^problem: *module reports kernel 6.1.0-57-amd64 but uname says 6.1.0-99-amd64" "$OUT"'
 run -v status
 check "status -v: all counters" eval 'grep -q "calls 5000 wakeups 4000 redirected 1000" "$OUT"'
 run -j status
@@ -37,8 +42,8 @@ grep -v select_task_rq_fair "$WAKEPLACE_ENABLED_FUNCTIONS" >"$WAKEPLACE_ENABLED_
 printf 'select_task_rq_fair_other (1)\n' >>"$WAKEPLACE_ENABLED_FUNCTIONS.x"
 mv "$WAKEPLACE_ENABLED_FUNCTIONS.x" "$WAKEPLACE_ENABLED_FUNCTIONS"
 run status
-check "status: hook not attached is a problem when a policy is active" \
-	eval '[ $RC = 0 ] && grep -q "^hook: *not attached" "$OUT" && grep -q "^problem: .*hook is not attached" "$OUT"'
+check "status: hook not attached is a problem when a policy is active (exit 5)" \
+	eval '[ $RC = 5 ] && grep -q "^hook: *not attached" "$OUT" && grep -q "^problem: .*hook is not attached" "$OUT"'
 echo stock >"$T/policy"
 run status
 check "status: on stock with no shadow a detached hook is expected, no hook problem" \
@@ -52,16 +57,16 @@ echo "reverted: mirror: pick 7 outside p->cpus_ptr" >"$T/state"
 sed -i 's/^corrected 0/corrected 3/' "$T/counters"
 echo stock >"$T/policy"
 run status
-check "status: reverted state explained with the fix" \
-	eval '[ $RC = 0 ] && grep -q "^state: *reverted: mirror: pick 7 outside" "$OUT" && grep -q "^problem: *self-protection reverted to stock (mirror: pick 7 outside p->cpus_ptr); .*policy set" "$OUT"'
+check "status: reverted state explained with the fix (exit 5)" \
+	eval '[ $RC = 5 ] && grep -q "^state: *reverted: mirror: pick 7 outside" "$OUT" && grep -q "^problem: *self-protection reverted to stock (mirror: pick 7 outside p->cpus_ptr); .*policy set" "$OUT"'
 check "status: corrected picks reported" eval 'grep -q "^problem: *3 picks were outside the allowed CPUs" "$OUT"'
 run -j status
-check "status -j: reverted policy and reason, problems list" \
-	eval 'jq -e "(.reverted.policy == \"mirror\") and (.reverted.reason == \"pick 7 outside p->cpus_ptr\") and (.counters.corrected == 3) and (.problems|length >= 2)" "$OUT" >/dev/null'
+check "status -j: reverted policy and reason, problems list, exit 5" \
+	eval '[ $RC = 5 ] && jq -e "(.reverted.policy == \"mirror\") and (.reverted.reason == \"pick 7 outside p->cpus_ptr\") and (.counters.corrected == 3) and (.problems|length >= 2)" "$OUT" >/dev/null'
 echo "6.12.95+deb12-amd64 6.1" >"$T/kernel"
 run status
-check "status: module flavour not matching the kernel is a problem" \
-	eval 'grep -q "NOT supported" "$OUT" && grep -q "^problem: *module built for 6.1 but the kernel is 6.12.95+deb12-amd64" "$OUT"'
+check "status: module flavour not matching the kernel is a problem (exit 5)" \
+	eval '[ $RC = 5 ] && grep -q "NOT supported" "$OUT" && grep -q "^problem: *module built for 6.1 but the kernel is 6.12.95+deb12-amd64" "$OUT"'
 make_tree "$T"
 
 # ---- status, not loaded: exit 3 and the kernel log explains ---------------------------

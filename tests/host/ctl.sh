@@ -26,7 +26,11 @@ run help stats
 check "help stats: object help" \
 	eval '[ $RC = 0 ] && grep -q "stats reset" "$OUT"'
 run -V
-check "-V prints the version" eval '[ $RC = 0 ] && grep -qx "wakeplacectl 0.1.0" "$OUT"'
+check "-V prints the tool's and the module's version" \
+	eval '[ $RC = 0 ] && [ "$(sed -n 1p "$OUT")" = "wakeplacectl 0.1.0" ] && [ "$(sed -n 2p "$OUT")" = "module 0.1.0" ]'
+RC=0; WAKEPLACE_SYSFS=$TMPD/none "$WP_CTL" -V >"$OUT" 2>"$ERR" || RC=$?
+check "-V without the module: says so, exit 0" \
+	eval '[ $RC = 0 ] && [ "$(sed -n 2p "$OUT")" = "module not loaded" ]'
 run -j --version
 check "-j -V: version JSON with the module's version" \
 	eval '[ $RC = 0 ] && json_ok && [ "$(jq -r .version "$OUT")" = 0.1.0 ] && [ "$(jq -r .module_version "$OUT")" = 0.1.0 ]'
