@@ -311,7 +311,12 @@ check "lat-switch noscan-nolat: policy noscan, latency_sample 0" \
 "$LS" mirror-lat >/dev/null
 check "lat-switch mirror-lat: latency_sample 1" \
 	eval '[ "$(cat "$T/policy")" = mirror ] && [ "$(cat "$T/latency_sample")" = 1 ]'
-for bad in idlemask idlemask-lat.x -nolat; do
+"$LS" noscan-nolat >/dev/null
+"$LS" idlemask >/dev/null
+check "lat-switch idlemask (a bare name, as ab restores): latency_sample back to 1" \
+	eval '[ "$(cat "$T/policy")" = idlemask ] && [ "$(cat "$T/latency_sample")" = 1 ]'
+"$LS" mirror >/dev/null
+for bad in idle/mask idlemask-lat.x -nolat; do
 	"$LS" "$bad" >/dev/null 2>&1
 	rc=$?
 	check "lat-switch $bad: refused (exit 2), nothing changed" \
