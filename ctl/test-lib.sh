@@ -228,6 +228,12 @@ lat_empty() {
 	done
 }
 
+# table_rows N: the rows of the Nth table of stdin (tables are separated by
+# blank lines; rows follow their POLICY header).
+table_rows() {
+	awk -v n="$1" 'BEGIN { b = 1 } /^$/ { b++; next } b == n && f; b == n && /^POLICY / { f = 1 }'
+}
+
 # make_tree DIR [old]: a loaded-module tree, stock active, mirror with 1000
 # picks and the latency of lat_hist_file, noscan with 500 picks and no
 # latency samples.  "old": a module older than latency tracking (no

@@ -15,11 +15,6 @@ export WAKEPLACE_SYSFS=$T
 SOCK=wpctl-lat-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-# table_rows N: the rows of the Nth table of stdin (blank-line separated,
-# rows after the POLICY header).
-table_rows() {
-	awk -v n="$1" 'BEGIN { b = 1 } /^$/ { b++; next } b == n && f; b == n && /^POLICY / { f = 1 }'
-}
 
 row() { # row NAME N: policy NAME's row of table N of $OUT
 	table_rows "$2" <"$OUT" | grep -E "^$1\*? "

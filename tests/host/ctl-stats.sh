@@ -13,11 +13,6 @@ export WAKEPLACE_SYSFS=$T
 SOCK=wpctl-test-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-# table_rows N: the rows of the Nth table of stdin (tables are separated by
-# blank lines; rows follow their POLICY header).
-table_rows() {
-	awk -v n="$1" 'BEGIN { b = 1 } /^$/ { b++; next } b == n && f; b == n && /^POLICY / { f = 1 }'
-}
 
 row() { # row NAME [N]: policy NAME's row of table N (1) of $OUT ('*': active)
 	table_rows "${2:-1}" <"$OUT" | grep -E "^$1\*? "
