@@ -226,24 +226,21 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-	char ver[128];
+	char buf[128];
+	const char *ver = NULL;
 
 	(void)argc;
 	(void)argv;
+	/* Which module a bug report is about matters as much as the tool. */
+	if (module_loaded() && read_attr("version", buf, sizeof(buf)) >= 0)
+		ver = trim(buf);
 	if (g.json) {
 		j_str("version", WP_CTL_VERSION);
-		if (module_loaded() && read_attr("version", ver, sizeof(ver)) >= 0)
-			j_str("module_version", trim(ver));
-		else
-			j_null("module_version");
+		j_str("module_version", ver);
 		return 0;
 	}
 	printf("wakeplacectl %s\n", WP_CTL_VERSION);
-	/* Which module a bug report is about matters as much as the tool. */
-	if (module_loaded() && read_attr("version", ver, sizeof(ver)) >= 0)
-		printf("module %s\n", trim(ver));
-	else
-		printf("module not loaded\n");
+	printf("module %s\n", ver ? ver : "not loaded");
 	return 0;
 }
 

@@ -15,7 +15,6 @@ export WAKEPLACE_SYSFS=$T
 SOCK=wpctl-lat-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-
 row() { # row NAME N: policy NAME's row of table N of $OUT
 	table_rows "$2" <"$OUT" | grep -E "^$1\*? "
 }

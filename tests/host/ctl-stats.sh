@@ -13,7 +13,6 @@ export WAKEPLACE_SYSFS=$T
 SOCK=wpctl-test-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-
 row() { # row NAME [N]: policy NAME's row of table N (1) of $OUT ('*': active)
 	table_rows "${2:-1}" <"$OUT" | grep -E "^$1\*? "
 }
