@@ -3,7 +3,10 @@
  * Every difference between the supported kernels lives here: Debian's 6.1
  * (bookworm) and 6.12 (bookworm-backports).  Private layout comes from BTF
  * (generated/wp_layout.h); this file holds what BTF cannot say: macros,
- * flag values and accessor names.
+ * flag values and accessor names.  The kernel version is tested here only:
+ * everything else reads a feature macro (WP_HAVE_*) or a named value, so a
+ * new kernel is its facts in this file (and mirror's differences in fair.c,
+ * by feature).
  */
 #ifndef WP_COMPAT_H
 #define WP_COMPAT_H
@@ -63,6 +66,17 @@
  * whether a sync waker is alone on its runqueue.
  */
 #define WP_HAVE_DELAYED		WP_K612
+
+/*
+ * Test builds only: the bytes from cfs_rq.idle_h_nr_running to the next
+ * 64-bit field (layout.c's test_corrupt_layout shifts the offset there);
+ * 6.12 has two more counters in between.
+ */
+#if WP_K612
+#define WP_TEST_CFS_IDLE_SHIFT	24
+#else
+#define WP_TEST_CFS_IDLE_SHIFT	12
+#endif
 
 /* __assign_str() lost its source argument in 6.10. */
 #if WP_K612

@@ -107,7 +107,7 @@ static const struct {
 	{ "rq_cpu_capacity",	&wp_lay.rq_cpu_capacity,	-8 },
 	{ "cfs_h_nr_running",	&wp_lay.cfs_h_nr_running,	8 },
 	{ "cfs_idle_h_nr_running", &wp_lay.cfs_idle_h_nr_running,
-				   WP_K612 ? 24 : 12 },
+				   WP_TEST_CFS_IDLE_SHIFT },
 	{ "cfs_h_nr_runnable",	&wp_lay.cfs_h_nr_runnable,	4 },
 	{ "cfs_avg",		&wp_lay.cfs_avg,		-8 },
 	{ "cfs_h_load",		&wp_lay.cfs_h_load,		8 },
@@ -523,7 +523,7 @@ static int wp_check_cpu(int cpu, struct cpumask *span)
 		    v.child != below || !cpumask_test_cpu(cpu, span))
 			return wp_bad("rq->sd", "CPU %d: level %d is not a domain above the CPU",
 				      cpu, depth - 1);
-		if (WP_K612 && (v.flags & WP_SD_CLUSTER) && share_id < 0)
+		if ((v.flags & WP_SD_CLUSTER) && share_id < 0)
 			share_id = cpumask_first(span);
 		if (sd == llc)
 			llc_seen = true;
