@@ -67,6 +67,12 @@ deps:
 check: deps
 	tests/check
 
+# The policy tables of README.md, docs/perf.md and the ABI document, from
+# module/policies/*.c (tests/host/docs.sh fails when they are stale).
+.PHONY: docs
+docs:
+	@scripts/gen-docs
+
 # The module for every target kernel that scripts/setup resolved (the host
 # may not run one of them), plus the userspace parts.
 TARGET_KERNELS = $(shell cat /var/lib/wakeplace/kernels 2>/dev/null)

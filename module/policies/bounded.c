@@ -31,9 +31,17 @@ static notrace int bounded_select(struct wp_wakeup *w)
 	return wp_sis_none(w, held);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: the kernel's cheap checks (target, prev, recent), then at most
+ *	`scan_max` CPUs of the LLC
+ * idea: a fixed scan budget
+ * tunable scan_max: CPUs of the LLC scanned at most after the kernel's
+ *	cheap checks
+ */
 struct wakeplace_policy wp_policy_bounded = {
 	.name = "bounded",
-	.description = "linear LLC scan from target, at most scan_max CPUs",
+	.description = "the kernel's cheap checks, then a linear LLC scan from target of at most scan_max CPUs",
 	.select_cpu = bounded_select,
 	.tunables = bounded_tun,
 	.nr_tunables = ARRAY_SIZE(bounded_tun),

@@ -84,6 +84,15 @@ static notrace int cachehot_select(struct wp_wakeup *w)
 	return wp_sis_none(w, -1);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: a short sleeper's CPU is reserved for it for `hot_us`
+ * idea: SIS_CACHE (Chen Yu)
+ * tunable hot_us: how long a short sleeper's CPU stays reserved, in
+ *	microseconds
+ * tunable short_us: a task that ran less than this before it slept gets
+ *	its CPU reserved, in microseconds
+ */
 struct wakeplace_policy wp_policy_cachehot = {
 	.name = "cachehot",
 	.description = "keep a short sleeper's CPU reserved for hot_us (SIS_CACHE)",

@@ -32,6 +32,14 @@ static notrace int idlecore_select(struct wp_wakeup *w)
 	return wp_sis_none(w, -1);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: a whole idle core first (all its siblings idle in the idle
+ *	mask, the core claimed by one cmpxchg), then any idle CPU
+ * idea: sched_ext's default, SIS_CORE
+ * tunable max_tries: candidates claimed and re-checked at most, as whole
+ *	idle cores, then in the idle mask
+ */
 struct wakeplace_policy wp_policy_idlecore = {
 	.name = "idlecore",
 	.description = "idle cores first (claimed whole from the idle mask), then idle CPUs; claim and verify",

@@ -29,6 +29,13 @@ static notrace int idlemask_select(struct wp_wakeup *w)
 	return wp_sis_none(w, -1);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: target, prev, then the first idle CPU of a per-LLC idle mask
+ *	from target; claim and re-check
+ * idea: Aubrey Li's idle cpumask, sched_ext's claim
+ * tunable max_tries: idle-mask candidates claimed and re-checked at most
+ */
 struct wakeplace_policy wp_policy_idlemask = {
 	.name = "idlemask",
 	.description = "per-LLC idle mask: target, prev, first idle CPU from target; claim and verify",

@@ -22,6 +22,11 @@ static notrace int noscan_select(struct wp_wakeup *w)
 	return wp_sis_none(w, -1);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: target if idle, else prev if idle and sharing cache, else target
+ * idea: 2.6.32, before the 2.6.33 regression
+ */
 struct wakeplace_policy wp_policy_noscan = {
 	.name = "noscan",
 	.description = "target or prev if idle, no LLC scan (2.6.32 behaviour)",

@@ -37,6 +37,10 @@ static notrace int prevsmt_select(struct wp_wakeup *w)
 	return wp_sis_none(w, held);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * idea: van Riel
+ */
 struct wakeplace_policy wp_policy_prevsmt = {
 	.name = "prevsmt",
 	.description = "prev's SMT siblings before the LLC scan",

@@ -77,6 +77,18 @@ static notrace int shortwake_select(struct wp_wakeup *w)
 	return wp_sis_none(w, -1);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: an idle core (as `idlecore`); if none, a wakee whose last run
+ *	and a waker whose current run are both under `short_us`, the waker
+ *	alone on its CPU, wakes on the waker's CPU (outcome `local`); else
+ *	any idle CPU
+ * idea: SIS_SHORT (Chen Yu)
+ * tunable short_us: a wakee whose last run and a waker whose current run
+ *	are shorter than this are short, in microseconds
+ * tunable max_tries: as idlecore's, for the idle-core and the idle-CPU
+ *	searches
+ */
 struct wakeplace_policy wp_policy_shortwake = {
 	.name = "shortwake",
 	.description = "no idle core: a short wakee of a short waker wakes on the waker's CPU; else idlecore",

@@ -5,6 +5,11 @@
  */
 #include "../wakeplace.h"
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: the kernel's own code runs, untouched
+ * idea: baseline
+ */
 struct wakeplace_policy wp_policy_stock = {
 	.name = "stock",
 	.description = "the kernel's own wakeup placement, untouched",

@@ -43,9 +43,16 @@ static notrace int util_select(struct wp_wakeup *w)
 	return wp_sis_none(w, held);
 }
 
+/*
+ * For the docs (scripts/gen-docs):
+ * search: scan depth from the LLC's utilisation, scaled
+ * idea: SIS_UTIL (v6.0)
+ * tunable scale_pct: percent applied to the SIS_UTIL scan depth
+ * tunable min_depth: scan at least this many CPUs
+ */
 struct wakeplace_policy wp_policy_util = {
 	.name = "util",
-	.description = "LLC scan as deep as the LLC's utilisation allows (SIS_UTIL)",
+	.description = "LLC scan as deep as the LLC's utilisation allows (SIS_UTIL), scaled by scale_pct",
 	.select_cpu = util_select,
 	.tunables = util_tun,
 	.nr_tunables = ARRAY_SIZE(util_tun),

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The policy tables of README.md, docs/perf.md and docs/sysfs-kernel-wakeplace
+# are generated from module/policies/*.c by scripts/gen-docs (`make docs`).
+# On copies of the tree: the committed tables are what the generator writes
+# (else: stale, run make docs); a second run changes nothing; a changed
+# description, default or list.h order makes the committed docs stale (the
+# check can fail); a policy without a description, a tunable without a
+# meaning, a missing policy file or marker makes the generator fail without
+# writing anything.  The completion does not list policies (it reads
+# available_policies).  Prints TAP.
+# shellcheck disable=SC2016,SC2034,SC2317 # eval bodies expand later; the
+# helpers are called through check
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TMP=$(mktemp -d /tmp/wp-docs.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+DOCS="README.md docs/perf.md docs/sysfs-kernel-wakeplace"
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+diag() { sed "s/^/# /"; }
+# check DESC CMD...: one TAP line from a command's status, its output as
+# diagnostics when it fails.
+check() {
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$d"; else nok "$d"; printf "%s\n" "$out" | diag; fi
+}
+
+# tree NAME: a copy of what the generator reads and writes.
+tree() {
+	local t=$TMP/$1 f
+	mkdir -p "$t/module/policies" "$t/docs" "$t/scripts"
+	cp "$ROOT"/module/policies/*.c "$ROOT"/module/policies/list.h "$t/module/policies/"
+	cp "$ROOT/module/wakeplace.h" "$t/module/"
+	cp "$ROOT/scripts/gen-docs" "$t/scripts/"
+	for f in $DOCS; do cp "$ROOT/$f" "$t/$f"; done
+	echo "$t"
+}
+# stale T: T's docs differ from the committed ones (the diff is printed).
+stale() {
+	local f rc=1
+	for f in $DOCS; do diff -u "$ROOT/$f" "$1/$f" || rc=0; done
+	return "$rc"
+}
+# fresh T: T's docs are the committed ones.
+fresh() {
+	local f rc=0
+	for f in $DOCS; do diff -u --label "$f (committed)" --label "$f (make docs)" \
+		"$ROOT/$f" "$1/$f" || rc=1; done
+	[ "$rc" = 0 ] || echo "stale: run make docs and commit the result"
+	return "$rc"
+}
+# gen T: run the generator on T, keeping its messages in T/gen.err.
+gen() { "$1/scripts/gen-docs" "$1" > "$1/gen.out" 2> "$1/gen.err"; }
+# refuses T WHAT: the generator failed on T saying WHAT, and wrote nothing.
+refuses() {
+	local f
+	mkdir -p "$1/before/docs"
+	for f in $DOCS; do cp "$1/$f" "$1/before/$f"; done
+	if gen "$1"; then echo "gen-docs succeeded"; return 1; fi
+	grep -q -- "$2" "$1/gen.err" || { echo "no \"$2\" in:"; cat "$1/gen.err"; return 1; }
+	for f in $DOCS; do diff -u "$1/before/$f" "$1/$f" || return 1; done
+}
+
+# ---- the committed docs are the generator's output ----------------------------
+t=$(tree fresh)
+check "gen-docs runs on the tree" gen "$t"
+check "the committed policy tables are up to date (else run make docs)" fresh "$t"
+gen "$t"
+check "a second run changes nothing and says so" eval 'fresh "$t" && [ ! -s "$t/gen.out" ]'
+pols=$(sed -n 's/^WP_POLICY(\(.*\))$/\1/p' "$ROOT/module/policies/list.h")
+check "README and perf.md tables have one row per policy, in list.h order" eval '
+	for f in README.md docs/perf.md; do
+		rows=$(sed -n "/BEGIN generated: policies/,/END generated: policies/s/^| \`\([a-z0-9_]*\)\` |.*/\1/p" "$ROOT/$f")
+		[ "$rows" = "$pols" ] || { echo "$f: $rows"; exit 1; }
+	done'
+
+# ---- the check can fail: a change in a policy file makes the docs stale ---------
+t=$(tree desc)
+sed -i 's/\(\.description = "\)target or prev if idle/\1TARGET OR PREV IF IDLE/' "$t/module/policies/noscan.c"
+gen "$t"
+check "a changed description makes the committed docs stale" stale "$t"
+check "... and reaches the README table and the ABI's descriptions" eval '
+	grep -q "^| \`noscan\` | TARGET OR PREV IF IDLE" "$t/README.md" &&
+	grep -q "noscan: TARGET OR PREV IF IDLE" "$t/docs/sysfs-kernel-wakeplace"'
+t=$(tree default)
+sed -i 's/WP_TUNABLE("scan_max", 0, 1024, 4)/WP_TUNABLE("scan_max", 0, 1024, 7)/' "$t/module/policies/bounded.c"
+gen "$t"
+check "a changed tunable default reaches perf.md and the ABI document" eval '
+	stale "$t" >/dev/null &&
+	grep -q "^| \`bounded\` |.*| \`scan_max\` (7) |" "$t/docs/perf.md" &&
+	grep -Eq "^[[:space:]]+bounded[[:space:]]+scan_max[[:space:]]+0\.\.1024[[:space:]]+7$" "$t/docs/sysfs-kernel-wakeplace"'
+t=$(tree order)
+sed -i '/^WP_POLICY(noscan)$/d; s/^WP_POLICY(stock)$/WP_POLICY(noscan)\nWP_POLICY(stock)/' "$t/module/policies/list.h"
+gen "$t"
+check "the tables follow the order of list.h" eval '
+	stale "$t" >/dev/null &&
+	[ "$(sed -n "s/^| \`\([a-z0-9_]*\)\` |.*/\1/p" "$t/README.md" | head -2 | tr "\n" " ")" = "noscan stock " ] &&
+	grep -q "\"noscan \[stock\] mirror" "$t/docs/sysfs-kernel-wakeplace"'
+t=$(tree doc)
+sed -i 's/^ \* idea: van Riel$/ * idea: Rik van Riel/' "$t/module/policies/prevsmt.c"
+gen "$t"
+check "a changed \"For the docs\" comment reaches perf.md" eval '
+	stale "$t" >/dev/null && grep -q "^| \`prevsmt\` |.*| Rik van Riel |$" "$t/docs/perf.md"'
+
+# ---- what the generator refuses, writing nothing -----------------------------
+t=$(tree nodesc)
+sed -i '/\.description = /d' "$t/module/policies/prevsmt.c"
+check "a policy without a description: fails naming it, writes nothing" refuses "$t" "prevsmt.c.*no .description"
+t=$(tree nomeaning)
+sed -i '/^ \* tunable min_depth:/d' "$t/module/policies/util.c"
+check "a tunable without a meaning: fails, writes nothing" refuses "$t" "min_depth of util has no"
+t=$(tree nofile)
+echo 'WP_POLICY(newpol)' >> "$t/module/policies/list.h"
+check "a policy of list.h without its file: fails, writes nothing" refuses "$t" "no module/policies/newpol.c"
+t=$(tree badname)
+sed -i 's/\.name = "idlecore"/.name = "idlecores"/' "$t/module/policies/idlecore.c"
+check "a .name other than the file's: fails, writes nothing" refuses "$t" "is not \"idlecore\""
+t=$(tree badkey)
+sed -i 's/^ \* idea: van Riel$/ * ideas: van Riel/' "$t/module/policies/prevsmt.c"
+check "an unknown key in the \"For the docs\" comment: fails, writes nothing" refuses "$t" "prevsmt.c:.*expected"
+t=$(tree nomarker)
+sed -i '/END generated: tunables/d' "$t/docs/sysfs-kernel-wakeplace"
+check "a missing END marker: fails, writes nothing" refuses "$t" "no \"END generated: tunables\""
+
+# ---- the rest does not list policies by hand ---------------------------------
+check "the bash completion reads the policy names at run time" eval '
+	grep -q available_policies "$ROOT/ctl/bash-completion/wakeplacectl" &&
+	! grep -Ew "$(echo $pols | tr " " "|")" "$ROOT/ctl/bash-completion/wakeplacectl"'
+
+echo "1..$n"
+[ "$failed" = 0 ] || { echo "# $failed of $n failed"; exit 1; }
+exit 0
