@@ -116,13 +116,16 @@ static inline int llh_parse_add(const char *s, uint64_t *b)
 		unsigned long long cnt;
 
 		s++;
+		/* Digits only: strtoul() would also take spaces and a sign. */
+		if (*s < '0' || *s > '9')
+			return -1;
 		idx = strtoul(s, &end, 10);
-		if (end == s || *end != ':' || idx >= LLH_NBUCKETS)
+		if (*end != ':' || idx >= LLH_NBUCKETS)
 			return -1;
 		s = end + 1;
-		cnt = strtoull(s, &end, 10);
-		if (end == s)
+		if (*s < '0' || *s > '9')
 			return -1;
+		cnt = strtoull(s, &end, 10);
 		s = end;
 		b[idx] += cnt;
 	}
