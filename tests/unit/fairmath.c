@@ -52,49 +52,67 @@ static int ref_weight(__int128 this_load, __int128 prev_load, __int128 task,
 	return t < p + (sync ? 1 : 0);
 }
 
+/*
+ * Worked by hand: this + task against prev - task, each times the other's
+ * capacity, with WA_BIAS 100 against 100 + (pct - 100) / 2.
+ */
+static const struct wcase {
+	s64 this_eff, prev_eff;
+	unsigned long task, this_cap, prev_cap;
+	bool bias;
+	unsigned int pct;
+	bool sync, this_wins;
+	const char *why;
+} wcases[] = {
+	{ 0, 0, 100, 1024, 1024, false, 117, false, false,
+	  "both idle: prev (it loses the task, this gains it)" },
+	{ 100, 1000, 100, 1024, 1024, false, 117, false, true,
+	  "200 against 900: this" },
+	{ 1000, 100, 100, 1024, 1024, false, 117, false, false,
+	  "1100 against 0: prev" },
+	{ 400, 600, 100, 1024, 1024, false, 117, false, false,
+	  "500 against 500: a tie is prev's" },
+	{ 400, 600, 100, 1024, 1024, false, 117, true, true,
+	  "500 against 500, sync: this" },
+	{ 401, 600, 100, 1024, 1024, false, 117, true, false,
+	  "501 against 500, sync: prev" },
+	{ 400, 600, 100, 1024, 1024, true, 117, false, true,
+	  "bias 117: 500 x 100 against 500 x 108" },
+	{ 439, 600, 100, 1024, 1024, true, 117, false, true,
+	  "bias 117: 53900 against 54000" },
+	{ 440, 600, 100, 1024, 1024, true, 117, false, false,
+	  "bias 117: 54000 against 54000" },
+	{ 406, 600, 100, 1024, 1024, true, 110, false, true,
+	  "bias 110 (105): 50600 against 52500" },
+	{ 425, 600, 100, 1024, 1024, true, 110, false, false,
+	  "bias 110: 52500 against 52500" },
+	{ 424, 600, 100, 1024, 1024, true, 110, false, true,
+	  "bias 110: 52400 against 52500" },
+	{ 400, 600, 100, 1024, 1024, true, 100, false, false,
+	  "bias 100: no margin, a tie is prev's" },
+	{ 100, 400, 100, 512, 1024, false, 117, false, false,
+	  "this at half capacity: 200 x 1024 against 300 x 512" },
+	{ 100, 400, 100, 1024, 512, false, 117, false, true,
+	  "prev at half capacity: 200 x 512 against 300 x 1024" },
+	{ 0, 50, 100, 1024, 1024, false, 117, true, false,
+	  "prev lighter than the task: negative, prev" },
+	{ 0, 0, 0, 0, 0, false, 117, false, false,
+	  "all zero: 0 against 0, prev" },
+	{ 0, 0, 0, 0, 0, false, 117, true, true,
+	  "all zero, sync: this" },
+};
+
 static void test_weight(void)
 {
 	unsigned int i, j, k, bad = 0, n = 0;
 
-	/* Equal capacities, no bias: this + task against prev - task. */
-	ok(!wp_wa_weight(0, 0, 100, 1024, 1024, false, 117, false),
-	   "both idle: prev (it loses the task, this gains it)");
-	ok(wp_wa_weight(100, 1000, 100, 1024, 1024, false, 117, false),
-	   "200 against 900: this");
-	ok(!wp_wa_weight(1000, 100, 100, 1024, 1024, false, 117, false),
-	   "1100 against 0: prev");
-	ok(!wp_wa_weight(400, 600, 100, 1024, 1024, false, 117, false),
-	   "500 against 500: a tie is prev's");
-	ok(wp_wa_weight(400, 600, 100, 1024, 1024, false, 117, true),
-	   "500 against 500, sync: this");
-	ok(!wp_wa_weight(401, 600, 100, 1024, 1024, false, 117, true),
-	   "501 against 500, sync: prev");
-	/* WA_BIAS: 100 against 100 + (117 - 100) / 2 = 108. */
-	ok(wp_wa_weight(400, 600, 100, 1024, 1024, true, 117, false),
-	   "bias 117: 500 x 100 against 500 x 108");
-	ok(wp_wa_weight(439, 600, 100, 1024, 1024, true, 117, false),
-	   "bias 117: 53900 against 54000");
-	ok(!wp_wa_weight(440, 600, 100, 1024, 1024, true, 117, false),
-	   "bias 117: 54000 against 54000");
-	ok(wp_wa_weight(406, 600, 100, 1024, 1024, true, 110, false),
-	   "bias 110 (105): 50600 against 52500");
-	ok(!wp_wa_weight(425, 600, 100, 1024, 1024, true, 110, false),
-	   "bias 110: 52500 against 52500");
-	ok(wp_wa_weight(424, 600, 100, 1024, 1024, true, 110, false),
-	   "bias 110: 52400 against 52500");
-	ok(!wp_wa_weight(400, 600, 100, 1024, 1024, true, 100, false),
-	   "bias 100: no margin, a tie is prev's");
-	/* Capacities: each side is scaled by the other's. */
-	ok(!wp_wa_weight(100, 400, 100, 512, 1024, false, 117, false),
-	   "this at half capacity: 200 x 1024 against 300 x 512");
-	ok(wp_wa_weight(100, 400, 100, 1024, 512, false, 117, false),
-	   "prev at half capacity: 200 x 512 against 300 x 1024");
-	ok(!wp_wa_weight(0, 50, 100, 1024, 1024, false, 117, true),
-	   "prev lighter than the task: negative, prev");
-	ok(!wp_wa_weight(0, 0, 0, 0, 0, false, 117, false),
-	   "all zero: 0 against 0, prev");
-	ok(wp_wa_weight(0, 0, 0, 0, 0, false, 117, true),
-	   "all zero, sync: this");
+	for (i = 0; i < sizeof(wcases) / sizeof(wcases[0]); i++) {
+		const struct wcase *c = &wcases[i];
+
+		ok(wp_wa_weight(c->this_eff, c->prev_eff, c->task, c->this_cap,
+				c->prev_cap, c->bias, c->pct, c->sync) ==
+		   c->this_wins, "%s", c->why);
+	}
 
 	/*
 	 * Loads far above any real one (a CPU's load_avg is its tasks'
