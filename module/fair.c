@@ -43,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "fair.h"
+#include "fairmath.h"
 #include "syms.h"
 
 static DEFINE_PER_CPU(cpumask_var_t, wp_scratch);
@@ -262,12 +263,8 @@ static notrace void wp_record_wakee_commit(struct wp_wakeup *w,
  */
 static notrace bool wp_wake_wide(struct wp_wakeup *w, unsigned int master)
 {
-	unsigned int slave = READ_ONCE(w->p->wakee_flips);
-	unsigned int factor = wp_sd_llc_size(w->this_cpu);
-
-	if (master < slave)
-		swap(master, slave);
-	return !(slave < factor || master < slave * factor);
+	return wp_wide(master, READ_ONCE(w->p->wakee_flips),
+		       wp_sd_llc_size(w->this_cpu));
 }
 
 /* Task groups nested deeper than this are handed back (systemd: 3-5). */
@@ -308,14 +305,13 @@ static notrace bool wp_task_h_load(struct task_struct *p, unsigned long *load)
 		h_load = se ? wp_cfs_h_load(top) : wp_cfs_load_avg(top);
 		while (n--) {
 			se = path[n];
-			h_load = div64_ul((u64)h_load *
-					  READ_ONCE(se->avg.load_avg),
-					  wp_cfs_load_avg(READ_ONCE(se->cfs_rq)) +
-					  1);
+			h_load = wp_load_scale(h_load,
+					       READ_ONCE(se->avg.load_avg),
+					       wp_cfs_load_avg(READ_ONCE(se->cfs_rq)));
 		}
 	}
-	*load = div64_ul((u64)READ_ONCE(p->se.avg.load_avg) * h_load,
-			 wp_cfs_load_avg(cfs_rq) + 1);
+	*load = wp_load_scale(READ_ONCE(p->se.avg.load_avg), h_load,
+			      wp_cfs_load_avg(cfs_rq));
 #else
 	*load = READ_ONCE(p->se.avg.load_avg);
 #endif
@@ -348,33 +344,25 @@ static notrace int wp_wake_affine_weight(struct wp_wakeup *w,
 {
 	int this = w->this_cpu, prev = w->prev;
 	unsigned long task_load, cur;
-	s64 this_eff, prev_eff;
+	s64 this_eff;
 
 	this_eff = wp_cpu_load(this);
 	if (w->sync) {
 		if (!wp_task_h_load(current, &cur))
 			return WP_HANDBACK;
+		/* Before the wakee's h_load, which may hand back. */
 		if (cur > this_eff)
 			return this;
 		this_eff -= cur;
 	}
 	if (!wp_task_h_load(w->p, &task_load))
 		return WP_HANDBACK;
-	this_eff += task_load;
-	if (wp_feat(WP_FEAT_WA_BIAS))
-		this_eff *= 100;
-	this_eff *= wp_capacity_of(prev);
 
 	wp_touch(w, prev);
-	prev_eff = wp_cpu_load(prev);
-	prev_eff -= task_load;
-	if (wp_feat(WP_FEAT_WA_BIAS))
-		prev_eff *= 100 + (sd->imbalance_pct - 100) / 2;
-	prev_eff *= wp_capacity_of(this);
-	if (w->sync)
-		prev_eff += 1;
-
-	return this_eff < prev_eff ? this : nr_cpumask_bits;
+	return wp_wa_weight(this_eff, wp_cpu_load(prev), task_load,
+			    wp_capacity_of(this), wp_capacity_of(prev),
+			    wp_feat(WP_FEAT_WA_BIAS), sd->imbalance_pct,
+			    w->sync) ? this : nr_cpumask_bits;
 }
 
 /* wake_affine(): this CPU or prev, or WP_HANDBACK. */

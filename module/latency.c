@@ -100,64 +100,6 @@ static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_arrival, wp_arrival);
 static struct tracepoint *wp_tp_waking, *wp_tp_wakeup, *wp_tp_switch;
 static bool wp_lat_probes;
 
-static notrace unsigned int wp_lat_bucket(u64 v)
-{
-	unsigned int shift;
-
-	if (v < (1ULL << WP_LAT_SUB_BITS))
-		return v;
-	if (v >= (1ULL << WP_LAT_MAX_LOG2))
-		return WP_LAT_BUCKETS - 1;
-	shift = fls64(v) - WP_LAT_SUB_BITS;
-	return shift * WP_LAT_HALF + (unsigned int)(v >> shift);
-}
-
-static u64 wp_lat_lower(unsigned int i)
-{
-	unsigned int shift;
-
-	if (i < (1U << WP_LAT_SUB_BITS))
-		return i;
-	shift = i / WP_LAT_HALF - 1;
-	return (u64)(i - shift * WP_LAT_HALF) << shift;
-}
-
-static u64 wp_lat_width(unsigned int i)
-{
-	if (i < (1U << WP_LAT_SUB_BITS))
-		return 1;
-	return 1ULL << (i / WP_LAT_HALF - 1);
-}
-
-/**
- * wp_lat_percentile() - a percentile of one histogram row.
- * @b: WP_LAT_BUCKETS counts.
- * @total: their sum.
- * @num: the quantile's numerator (e.g. 999)...
- * @den: ...and denominator (e.g. 1000).
- *
- * Return: the midpoint, rounded down, of the bucket holding the sample of
- * rank ceil(@total * @num / @den), in ns (llhist.h's rule); 0 if empty.
- */
-u64 wp_lat_percentile(const u64 *b, u64 total, unsigned int num,
-		      unsigned int den)
-{
-	u64 rank, seen = 0;
-	unsigned int i;
-
-	if (!total)
-		return 0;
-	rank = div64_u64(total * num + den - 1, den);
-	if (!rank)
-		rank = 1;
-	for (i = 0; i < WP_LAT_BUCKETS - 1; i++) {
-		seen += b[i];
-		if (seen >= rank)
-			break;
-	}
-	return wp_lat_lower(i) + (wp_lat_width(i) - 1) / 2;
-}
-
 /* The slot of @p in its pair, with its key, or NULL. */
 static notrace struct wp_lat_slot *wp_lat_find(struct task_struct *p,
 					       unsigned long *key)

@@ -19,29 +19,10 @@
 #include "hook.h"
 #include "stats.h"
 #include "latency.h"
+#include "parse.h"
 
 static struct kobject *wp_kobj, *wp_stats_kobj, *wp_pol_kobj;
 static struct kobject *wp_lat_kobj, *wp_lathist_kobj;
-
-/*
- * A name as written by echo: one printable token, optional trailing
- * newline.  Copies it to @out (WP_NAME_MAX bytes).
- */
-static int wp_parse_token(const char *buf, size_t count, char *out)
-{
-	size_t n = count, i;
-
-	if (n && buf[n - 1] == '\n')
-		n--;
-	if (!n || n >= WP_NAME_MAX)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (!isgraph(buf[i]))
-			return -EINVAL;
-	memcpy(out, buf, n);
-	out[n] = '\0';
-	return 0;
-}
 
 static ssize_t version_show(struct kobject *k, struct kobj_attribute *a,
 			    char *buf)
@@ -92,7 +73,7 @@ static ssize_t wp_store_name(const char *buf, size_t count,
 			     int (*set)(const char *name))
 {
 	char name[WP_NAME_MAX];
-	int ret = wp_parse_token(buf, count, name);
+	int ret = wp_parse_token(buf, count, name, sizeof(name));
 
 	if (!ret)
 		ret = set(name);
@@ -169,24 +150,6 @@ static ssize_t last_switch_show(struct kobject *k, struct kobj_attribute *a,
 				char *buf)
 {
 	return wp_last_switch_show(buf);
-}
-
-/* Decimal int in [min, max], optional newline, nothing else. */
-static int wp_parse_int(const char *buf, size_t count, int min, int max,
-			int *out)
-{
-	char tmp[24];
-	int v, ret;
-
-	if (!count || count >= sizeof(tmp) || memchr(buf, '\0', count))
-		return -EINVAL;
-	memcpy(tmp, buf, count);
-	tmp[count] = '\0';
-	ret = kstrtoint(tmp, 10, &v);
-	if (ret || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 static ssize_t sample_period_show(struct kobject *k, struct kobj_attribute *a,
@@ -282,7 +245,7 @@ static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
 	struct wakeplace_policy *pol = NULL;
 	char name[WP_NAME_MAX];
 	unsigned int i;
-	int ret = wp_parse_token(buf, count, name);
+	int ret = wp_parse_token(buf, count, name, sizeof(name));
 
 	if (ret)
 		return ret;

@@ -2,12 +2,14 @@
 /*
  * llhist.h - log-linear latency histogram shared by wakelat, rr and wpstats.
  *
- * Values are nanoseconds (uint64_t).  Values below 2^LLH_SUB_BITS get one
- * bucket each; above that every power of two is split into
- * 2^(LLH_SUB_BITS - 1) equal buckets, so a bucket is at most 1/32 (3.1%) of
- * its value wide.  Bucket i >= 2^LLH_SUB_BITS covers
+ * Values are nanoseconds (uint64_t), in the module's buckets
+ * (module/llbucket.h): values below 2^LLH_SUB_BITS get one bucket each;
+ * above that every power of two is split into 2^(LLH_SUB_BITS - 1) equal
+ * buckets, so a bucket is at most 1/32 (3.1%) of its value wide.  Bucket
+ * i >= 2^LLH_SUB_BITS covers
  *	[m << s, (m + 1) << s)  with  s = i / H - 1,  m = i - s * H,
- * where H = 2^(LLH_SUB_BITS - 1).
+ * where H = 2^(LLH_SUB_BITS - 1).  Unlike the module's, the buckets here
+ * go on to 2^64 - 1.
  *
  * The text form, used in the benchmark output lines and the CSV, is
  *	L6ns;IDX:COUNT;IDX:COUNT;...
@@ -24,38 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LLH_SUB_BITS	6
-#define LLH_HALF	(1u << (LLH_SUB_BITS - 1))
+#include "../../module/llbucket.h"
+
+#define LLH_SUB_BITS	WP_LAT_SUB_BITS
+#define LLH_HALF	WP_LAT_HALF
 #define LLH_NBUCKETS	((64 - LLH_SUB_BITS + 1) * LLH_HALF + LLH_HALF * 2)
-#define LLH_TAG		"L6ns"
+#define LLH_TAG		WP_LAT_TAG
 
-static inline unsigned int llh_index(uint64_t v)
-{
-	unsigned int msb, shift;
-
-	if (v < (1ull << LLH_SUB_BITS))
-		return (unsigned int)v;
-	msb = 63 - (unsigned int)__builtin_clzll(v);
-	shift = msb - (LLH_SUB_BITS - 1);
-	return shift * LLH_HALF + (unsigned int)(v >> shift);
-}
-
-static inline uint64_t llh_lower(unsigned int i)
-{
-	unsigned int shift;
-
-	if (i < (1u << LLH_SUB_BITS))
-		return i;
-	shift = i / LLH_HALF - 1;
-	return (uint64_t)(i - shift * LLH_HALF) << shift;
-}
-
-static inline uint64_t llh_width(unsigned int i)
-{
-	if (i < (1u << LLH_SUB_BITS))
-		return 1;
-	return 1ull << (i / LLH_HALF - 1);
-}
+#define llh_index(v)	wp_ll_index(v)
+#define llh_lower(i)	wp_lat_lower(i)
+#define llh_width(i)	wp_lat_width(i)
 
 /* Midpoint of the bucket holding the sample of rank ceil(q * total). */
 static inline double llh_percentile(const uint64_t *b, double q)
@@ -116,13 +96,16 @@ static inline int llh_parse_add(const char *s, uint64_t *b)
 		unsigned long long cnt;
 
 		s++;
+		/* Digits only: strtoul() would also take spaces and a sign. */
+		if (*s < '0' || *s > '9')
+			return -1;
 		idx = strtoul(s, &end, 10);
-		if (end == s || *end != ':' || idx >= LLH_NBUCKETS)
+		if (*end != ':' || idx >= LLH_NBUCKETS)
 			return -1;
 		s = end + 1;
-		cnt = strtoull(s, &end, 10);
-		if (end == s)
+		if (*s < '0' || *s > '9')
 			return -1;
+		cnt = strtoull(s, &end, 10);
 		s = end;
 		b[idx] += cnt;
 	}
