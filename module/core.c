@@ -77,6 +77,40 @@ static struct wakeplace_policy *wp_cur(struct wakeplace_policy __rcu **slot)
 }
 
 /*
+ * The idle state's sched_switch probe is also the one that calls the
+ * policies' context_switch hooks: a policy with one needs it running.
+ */
+static bool wp_uses_idle(const struct wakeplace_policy *pol)
+{
+	return pol->needs_idle_state || pol->context_switch;
+}
+
+/**
+ * wp_policies_context_switch() - pass a context switch to the policies in
+ * use that observe them.
+ * @preempt: @prev was preempted.
+ * @prev: the task switched out.
+ * @next: the task switched in.
+ * @prev_state: @prev's state.
+ *
+ * Called by the sched_switch probe (IRQs off, runqueue locked).  Reads the
+ * slots as the hook does: a policy put after a switch is seen here only
+ * until the grace period that precedes its exit.
+ */
+notrace void wp_policies_context_switch(bool preempt, struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state)
+{
+	struct wakeplace_policy *act = rcu_dereference_sched(wp_active);
+	struct wakeplace_policy *sh = rcu_dereference_sched(wp_shadow);
+
+	if (act && act->context_switch)
+		act->context_switch(preempt, prev, next, prev_state);
+	if (sh && sh != act && sh->context_switch)
+		sh->context_switch(preempt, prev, next, prev_state);
+}
+
+/*
  * Take a reference to @pol for a slot: the first user starts the per-LLC
  * idle state if the policy reads it, then initialises the policy.
  */
@@ -86,7 +120,7 @@ static int wp_get(struct wakeplace_policy *pol)
 
 	if (pol->users++)
 		return 0;
-	if (pol->needs_idle_state) {
+	if (wp_uses_idle(pol)) {
 		ret = wp_idle_get();
 		if (ret)
 			goto err;
@@ -98,7 +132,7 @@ static int wp_get(struct wakeplace_policy *pol)
 	}
 	return 0;
 err_idle:
-	if (pol->needs_idle_state)
+	if (wp_uses_idle(pol))
 		wp_idle_put();
 err:
 	pol->users--;
@@ -112,7 +146,7 @@ static void wp_put(struct wakeplace_policy *pol)
 		return;
 	if (pol->exit)
 		pol->exit();
-	if (pol->needs_idle_state)
+	if (wp_uses_idle(pol))
 		wp_idle_put();
 }
 

@@ -12,7 +12,9 @@
  * the CPUs its state was built with (wp_llc_of()).
  *
  * It exists while a policy that needs it is active or shadowed, and a few
- * seconds after (a quick switch back finds it running).
+ * seconds after (a quick switch back finds it running).  Its sched_switch
+ * probe also passes every switch to the policies' context_switch hooks
+ * (wp_policies_context_switch()); what they keep is theirs.
  */
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
@@ -22,7 +24,6 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
-#include <linux/sched/clock.h>
 #include "idle.h"
 #include "stats.h"
 
@@ -44,33 +45,6 @@ static enum cpuhp_state wp_cpuhp_state;
  * it, which waits for the CPU hotplug lock and patches tracepoints.
  */
 #define WP_IDLE_LINGER_MS 10000
-
-/*
- * cachehot's reservation of a short sleeper's CPU, per CPU.  Wakers on
- * other CPUs read it, so it has a cache line of its own, apart from the
- * stint data below that its CPU writes on every switch, and it is written
- * only when it changes (a reservation made or used up).  Task pointers are
- * compared, never dereferenced.
- */
-struct wp_reserve {
-	struct task_struct *owner;
-	u64 until;
-} ____cacheline_aligned;
-static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_reserve, wp_reserve);
-
-/*
- * Per CPU, from sched_switch, read only there: when the running task's
- * stint began (shortwake's waker, cachehot's short sleepers), and the last
- * task preempted here with its stint's start.
- */
-struct wp_stint {
-	u64 in_ts;
-	struct task_struct *preempted;
-	u64 preempted_ts;
-};
-static DEFINE_PER_CPU(struct wp_stint, wp_stint);
-static u64 wp_res_hot_ns __read_mostly;
-static u64 wp_res_short_ns __read_mostly;
 
 /*
  * Only the idle bits are kept: a core is idle when the idle bits of all its
@@ -101,42 +75,6 @@ static notrace struct wp_llc *wp_llc_raw(int cpu)
 	return i < 0 ? NULL : &st->llc[i];
 }
 
-/*
- * @preempt: @prev was preempted; it is still runnable whatever its
- * @prev_state says (a task preempted after set_current_state() and before
- * schedule() has a sleeping state but is not going to sleep).
- */
-static notrace void wp_note_switch(bool preempt, struct task_struct *prev,
-				    struct task_struct *next,
-				    unsigned int prev_state)
-{
-	struct wp_reserve *r = this_cpu_ptr(&wp_reserve);
-	struct wp_stint *st = this_cpu_ptr(&wp_stint);
-	u64 hot = READ_ONCE(wp_res_hot_ns), now = local_clock();
-	bool runnable = preempt || prev_state == TASK_RUNNING;
-
-	/* A CFS task going to sleep after a short run: keep its CPU warm. */
-	if (hot && !is_idle_task(prev) && !runnable &&
-	    now - st->in_ts < READ_ONCE(wp_res_short_ns)) {
-		if (READ_ONCE(r->owner) != prev)
-			WRITE_ONCE(r->owner, prev);
-		WRITE_ONCE(r->until, now + hot);
-	}
-	if (hot && next == READ_ONCE(r->owner))
-		WRITE_ONCE(r->owner, NULL);
-	/*
-	 * A stint runs from a wakeup to the next sleep: a task preempted
-	 * (by a kworker, say) resumes its stint when it comes back, once.
-	 */
-	if (prev == st->preempted)
-		st->preempted = NULL;
-	if (runnable && !is_idle_task(prev)) {
-		st->preempted = prev;
-		st->preempted_ts = st->in_ts;
-	}
-	st->in_ts = next == st->preempted ? st->preempted_ts : now;
-}
-
 static notrace void wp_probe_switch(void *data, bool preempt,
 				    struct task_struct *prev,
 				    struct task_struct *next,
@@ -151,7 +89,8 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 		else if (is_idle_task(prev))
 			wp_mark_busy(llc, cpu);
 	}
-	wp_note_switch(preempt, prev, next, prev_state);
+	/* The one sched_switch probe: the policies' observers run from it. */
+	wp_policies_context_switch(preempt, prev, next, prev_state);
 }
 
 static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
@@ -165,69 +104,6 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
 	llc = wp_llc_raw(cpu);
 	if (llc && !test_bit(cpu, llc->idle) && wp_rq_idle(wp_rq(cpu)))
 		wp_mark_idle(llc, cpu);
-}
-
-/**
- * wp_idle_ran_for() - how long current's stint on this CPU has lasted.
- *
- * From the sched_switch probe's stint start (its last switch-in, or the
- * one before a preemption it came back from): the scheduler's own
- * sum_exec_runtime of current is only brought up to date at ticks and
- * enqueues, so it reads about 0 for a task that has not yet seen one.
- * Call with preemption off, while the idle state is running.
- *
- * Return: ns since the current task was switched in (large, and so "not
- * short", before the probe has seen a switch on this CPU).
- */
-notrace u64 wp_idle_ran_for(void)
-{
-	return local_clock() - this_cpu_ptr(&wp_stint)->in_ts;
-}
-
-/**
- * wp_idle_reserved_for_other() - cachehot: is @cpu kept for another task?
- * @cpu: a CPU.
- * @p: the waking task.
- * @now: local_clock().
- *
- * Return: true while @cpu's reservation for a task other than @p lasts.
- */
-notrace bool wp_idle_reserved_for_other(int cpu, struct task_struct *p, u64 now)
-{
-	struct wp_reserve *r = per_cpu_ptr(&wp_reserve, cpu);
-	struct task_struct *o = READ_ONCE(r->owner);
-
-	return o && o != p && time_before64(now, READ_ONCE(r->until));
-}
-
-/**
- * wp_idle_reserved_for() - cachehot: is @cpu kept for @p?
- * @cpu: a CPU.
- * @p: the waking task.
- * @now: local_clock().
- *
- * Return: true while @cpu's reservation for @p lasts.
- */
-notrace bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now)
-{
-	struct wp_reserve *r = per_cpu_ptr(&wp_reserve, cpu);
-
-	return READ_ONCE(r->owner) == p &&
-	       time_before64(now, READ_ONCE(r->until));
-}
-
-/**
- * wp_idle_set_reserve() - cachehot's knobs, read by the sched_switch probe.
- * @hot_us: how long a short sleeper's CPU is kept for it (0: off).
- * @short_us: a run shorter than this makes a short sleeper.
- *
- * Called when they are set (cachehot's init, exit and tunables_changed),
- * never from the wakeup path: every switch reads them.
- */
-void wp_idle_set_reserve(int hot_us, int short_us)
-{
-	WRITE_ONCE(wp_res_short_ns, (u64)short_us * NSEC_PER_USEC);
-	WRITE_ONCE(wp_res_hot_ns, (u64)hot_us * NSEC_PER_USEC);
 }
 
 static void wp_state_free(struct wp_idle_state *st)

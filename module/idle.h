@@ -104,11 +104,4 @@ int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		   int tries);
 struct cpumask *wp_scratch_mask(void);
 
-u64 wp_idle_ran_for(void);
-
-/* cachehot: is @cpu reserved for a task other than @p right now? */
-bool wp_idle_reserved_for_other(int cpu, struct task_struct *p, u64 now);
-bool wp_idle_reserved_for(int cpu, struct task_struct *p, u64 now);
-void wp_idle_set_reserve(int hot_us, int short_us);
-
 #endif /* WP_IDLE_H */

@@ -117,7 +117,21 @@ struct wp_pstats;
  *	of @tunables stored its new value, only while the policy is in use
  *	(between @init and @exit).  For state derived from the tunables
  *	that must be published when they are written, never from
- *	@select_cpu (which would write shared data on every wakeup).
+ *	@select_cpu (which would write shared data on every wakeup).  May
+ *	sleep.
+ * @context_switch: optional; observes every context switch, for state
+ *	the policy keeps about what runs where (stints, reservations).
+ *	Called from the sched_switch tracepoint on the switching CPU, with
+ *	IRQs off and the runqueue locked, with the tracepoint's arguments:
+ *	@preempt (@prev was preempted and stays runnable), @prev, @next and
+ *	@prev_state.  Must be notrace, lock-free, allocation-free,
+ *	printk-free, and wake nothing.  Called only while the policy is
+ *	active or shadow (once per switch when it is both), read from those
+ *	slots under RCU as the hook reads them for @select_cpu: never before
+ *	@init has returned nor after @exit is called.  Switches it missed
+ *	while not in a slot are not replayed.  The sched_switch probe is the
+ *	per-LLC idle state's: a policy with this hook has the core start the
+ *	idle state for it as if it set @needs_idle_state.
  * @needs_idle_state: the policy reads the per-LLC idle masks, which are
  *	maintained only while such a policy is active or shadowed: the core
  *	starts them before @init and stops them after @exit.
@@ -134,6 +148,9 @@ struct wakeplace_policy {
 	int (*init)(void);
 	void (*exit)(void);
 	void (*tunables_changed)(void);
+	void (*context_switch)(bool preempt, struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state);
 	bool needs_idle_state;
 	struct wp_tunable *tunables;
 	unsigned int nr_tunables;
@@ -178,6 +195,9 @@ const char *wp_active_name(void);
 const char *wp_shadow_name(void);
 void wp_request_revert(void);
 const char *wp_state(void);
+void wp_policies_context_switch(bool preempt, struct task_struct *prev,
+				struct task_struct *next,
+				unsigned int prev_state);
 
 /* sysfs.c */
 int wp_sysfs_init(void);

@@ -7,7 +7,7 @@
  */
 #include <linux/sched/clock.h>
 #include "../fair.h"
-#include "../idle.h"
+#include "../stint.h"
 
 enum { HOT_US, SHORT_US };
 
@@ -17,30 +17,92 @@ static struct wp_tunable cachehot_tun[] = {
 };
 
 /*
- * The sched_switch probe keeps the reservations; it reads the knobs on
- * every switch, so they are published when set, never from a pick.
+ * A short sleeper's reservation of its CPU, per CPU.  Wakers on other
+ * CPUs read it, so it has a cache line of its own, apart from the stint
+ * that its CPU writes on every switch, and it is written only when it
+ * changes (a reservation made or used up).  Task pointers are compared,
+ * never dereferenced.
  */
+struct cachehot_reserve {
+	struct task_struct *owner;
+	u64 until;
+} ____cacheline_aligned;
+static DEFINE_PER_CPU_SHARED_ALIGNED(struct cachehot_reserve, cachehot_res);
+static DEFINE_PER_CPU(struct wp_stint, cachehot_stint);
+
+/* The knobs in ns, read on every switch: published when set. */
+static u64 cachehot_hot_ns __read_mostly;
+static u64 cachehot_short_ns __read_mostly;
+
 static void cachehot_publish(void)
 {
-	wp_idle_set_reserve(READ_ONCE(cachehot_tun[HOT_US].val),
-			    READ_ONCE(cachehot_tun[SHORT_US].val));
+	WRITE_ONCE(cachehot_short_ns,
+		   (u64)READ_ONCE(cachehot_tun[SHORT_US].val) * NSEC_PER_USEC);
+	WRITE_ONCE(cachehot_hot_ns,
+		   (u64)READ_ONCE(cachehot_tun[HOT_US].val) * NSEC_PER_USEC);
 }
 
-/* The idle state is already running (needs_idle_state). */
+/*
+ * No context_switch call can run here (the policy is in no slot): start
+ * from no stint and no reservation rather than from a past use's.
+ */
 static int cachehot_init(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		*per_cpu_ptr(&cachehot_stint, cpu) = (struct wp_stint){};
+		*per_cpu_ptr(&cachehot_res, cpu) = (struct cachehot_reserve){};
+	}
 	cachehot_publish();
 	return 0;
 }
 
-static void cachehot_exit(void)
+/* A CFS task going to sleep after a short run: keep its CPU warm. */
+static notrace void cachehot_switch(bool preempt, struct task_struct *prev,
+				    struct task_struct *next,
+				    unsigned int prev_state)
 {
-	wp_idle_set_reserve(0, 0);
+	struct cachehot_reserve *r = this_cpu_ptr(&cachehot_res);
+	struct wp_stint *st = this_cpu_ptr(&cachehot_stint);
+	bool runnable = wp_stint_runnable(preempt, prev_state);
+	u64 now = local_clock();
+
+	if (!is_idle_task(prev) && !runnable &&
+	    now - st->in_ts < READ_ONCE(cachehot_short_ns)) {
+		if (READ_ONCE(r->owner) != prev)
+			WRITE_ONCE(r->owner, prev);
+		WRITE_ONCE(r->until, now + READ_ONCE(cachehot_hot_ns));
+	}
+	if (next == READ_ONCE(r->owner))
+		WRITE_ONCE(r->owner, NULL);
+	wp_stint_switch(st, runnable, prev, next, now);
+}
+
+/* Is @cpu kept for a task other than @p right now? */
+static __always_inline bool cachehot_reserved_for_other(int cpu,
+							struct task_struct *p,
+							u64 now)
+{
+	struct cachehot_reserve *r = per_cpu_ptr(&cachehot_res, cpu);
+	struct task_struct *o = READ_ONCE(r->owner);
+
+	return o && o != p && time_before64(now, READ_ONCE(r->until));
+}
+
+/* Is @cpu kept for @p right now? */
+static __always_inline bool cachehot_reserved_for(int cpu,
+						  struct task_struct *p, u64 now)
+{
+	struct cachehot_reserve *r = per_cpu_ptr(&cachehot_res, cpu);
+
+	return READ_ONCE(r->owner) == p &&
+	       time_before64(now, READ_ONCE(r->until));
 }
 
 static notrace bool cachehot_usable(struct wp_wakeup *w, int cpu, u64 now)
 {
-	return !wp_idle_reserved_for_other(cpu, w->p, now) &&
+	return !cachehot_reserved_for_other(cpu, w->p, now) &&
 	       wp_idle_or_sched_idle(w, cpu);
 }
 
@@ -53,7 +115,7 @@ static notrace int cachehot_select(struct wp_wakeup *w)
 
 	/* Its own warm CPU first. */
 	if (wp_cpus_share_cache(prev, t) &&
-	    wp_idle_reserved_for(prev, w->p, now) &&
+	    cachehot_reserved_for(prev, w->p, now) &&
 	    wp_idle_or_sched_idle(w, prev)) {
 		w->outcome = WP_OUT_PREV;
 		return prev;
@@ -98,9 +160,8 @@ struct wakeplace_policy wp_policy_cachehot = {
 	.description = "keep a short sleeper's CPU reserved for hot_us (SIS_CACHE)",
 	.select_cpu = cachehot_select,
 	.init = cachehot_init,
-	.exit = cachehot_exit,
 	.tunables_changed = cachehot_publish,
-	.needs_idle_state = true,
+	.context_switch = cachehot_switch,
 	.tunables = cachehot_tun,
 	.nr_tunables = ARRAY_SIZE(cachehot_tun),
 };

@@ -9,14 +9,16 @@
  * "Briefly" is one stint on a CPU.  The wakee's last run before it slept
  * is the scheduler's own accounting (sum_exec_runtime since it was last
  * picked, brought up to date when it slept).  The waker's run so far comes
- * from the sched_switch probe's switch-in time, since its sum_exec_runtime
- * is only updated at ticks.  Upstream kept an average; a module cannot add
+ * from this policy's own per-CPU stint, kept at every context switch,
+ * since its sum_exec_runtime is only updated at ticks.  Upstream kept an average; a module cannot add
  * one to the task, and one stint is a fair proxy for tasks that wake each
  * other in a tight loop.
  */
+#include <linux/sched/clock.h>
 #include "../fair.h"
 #include "../idle.h"
 #include "../stats.h"
+#include "../stint.h"
 
 enum { SHORT_US, MAX_TRIES };
 
@@ -25,6 +27,41 @@ static struct wp_tunable shortwake_tun[] = {
 	[SHORT_US] = WP_TUNABLE("short_us", 1, 1000000, 375),
 	[MAX_TRIES] = WP_TUNABLE("max_tries", 1, 64, 4),
 };
+
+static DEFINE_PER_CPU(struct wp_stint, shortwake_stint);
+
+/*
+ * No context_switch call can run here (the policy is in no slot): a past
+ * use's stints would be stale, so every CPU starts with none (long).
+ */
+static int shortwake_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(&shortwake_stint, cpu) = (struct wp_stint){};
+	return 0;
+}
+
+static notrace void shortwake_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	wp_stint_switch(this_cpu_ptr(&shortwake_stint),
+			wp_stint_runnable(preempt, prev_state), prev, next,
+			local_clock());
+}
+
+/*
+ * How long current's stint on this CPU has lasted: from its switch-in, or
+ * from the one before a preemption it came back from (large before this
+ * CPU's first switch).  The scheduler's sum_exec_runtime of current reads
+ * about 0 for a task that has not yet seen a tick or an enqueue.
+ */
+static __always_inline u64 shortwake_ran_for(void)
+{
+	return local_clock() - this_cpu_ptr(&shortwake_stint)->in_ts;
+}
 
 /* The sleeping wakee's last stint. */
 static __always_inline u64 wp_last_stint(const struct task_struct *t)
@@ -46,7 +83,7 @@ static notrace bool shortwake_local(struct wp_wakeup *w)
 	if (!w->affine || !in_task() || is_idle_task(current) ||
 	    (current->policy != SCHED_NORMAL && current->policy != SCHED_BATCH))
 		return false;
-	if (wp_idle_ran_for() >= lim || wp_last_stint(w->p) >= lim)
+	if (shortwake_ran_for() >= lim || wp_last_stint(w->p) >= lim)
 		return false;
 	/* Alone: the wakee only waits for the waker to sleep. */
 	if (wp_rq_nr_not_delayed(wp_rq(this)) > 1)
@@ -93,6 +130,8 @@ struct wakeplace_policy wp_policy_shortwake = {
 	.name = "shortwake",
 	.description = "no idle core: a short wakee of a short waker wakes on the waker's CPU; else idlecore",
 	.select_cpu = shortwake_select,
+	.init = shortwake_init,
+	.context_switch = shortwake_switch,
 	.needs_idle_state = true,
 	.tunables = shortwake_tun,
 	.nr_tunables = ARRAY_SIZE(shortwake_tun),
