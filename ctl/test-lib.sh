@@ -8,7 +8,8 @@
 
 CTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${WP_CTL:=$CTL_TOP/ctl/wakeplacectl}"
-if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
+# Rebuilt when a source changed, or the module's outcome list it includes.
+if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" "$CTL_TOP/module/outcomes.h" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
 	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { echo "1..0 # SKIP cannot build wakeplacectl"; exit 1; }
 fi
 
