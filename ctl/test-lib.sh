@@ -8,7 +8,8 @@
 
 CTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${WP_CTL:=$CTL_TOP/ctl/wakeplacectl}"
-if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
+# Rebuilt when a source changed, or the module's outcome list it includes.
+if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" "$CTL_TOP/module/outcomes.h" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
 	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { echo "1..0 # SKIP cannot build wakeplacectl"; exit 1; }
 fi
 
@@ -78,8 +79,11 @@ run() {
 	"$WP_CTL" "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 
-# Policies of the fake tree with their tunables ("name value min max").
-FAKE_POLICIES="stock mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake"
+# The policies and outcomes of the fake tree: the module's, from its
+# sources (module/policies/list.h, module/outcomes.h).
+. "$CTL_TOP/tests/names.sh"
+FAKE_POLICIES=$(src_policies) && FAKE_OUTCOMES=$(src_outcomes) ||
+	{ echo "Bail out! cannot read the policies or outcomes from module/"; exit 1; }
 
 # fake_tunables POLICY: the tunables file of a freshly loaded module, i.e.
 # the WP_TUNABLE(name, min, max, default) tables of module/policies/*.c in
@@ -97,8 +101,10 @@ fake_tunables() {
 }
 
 # stats_file PICKS [SHADOW_COMPARED SHADOW_AGREED]: a stats/<p> body whose
-# derived values are known: outcomes 40/30/10/15/0/4/1/2 % (local is
-# distinct so that a column mix-up shows; they need not add up), scanned
+# derived values are known: outcomes target 40 %, prev 30 %, recent 10 %,
+# scan 15 %, fallback 4 %, handback 1 %, local 2 %, any other (mask) 0
+# (local is distinct so that a column mix-up shows; they need not add
+# up; no subshell per row: the interval tests write within 2 s), scanned
 # 2.5 and remote lines 3 per pick, cross-LLC 5 %, not-prev 60 %, cost p50
 # in bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us);
 # tracked = PICKS and, of those, stacked 25 %, double_picks 3 %, moved
@@ -106,19 +112,24 @@ fake_tunables() {
 # FAKE_OLD=1 the body of a module without latency tracking (no tracked...).
 stats_file() {
 	local p=$1 sc=${2:-0} sa=${3:-0}
-	local hist="" i
+	local hist="" i o v
+	echo "picks $p"
+	for o in $FAKE_OUTCOMES; do
+		case $o in
+		target)   v=$((p * 40 / 100)) ;;
+		prev)     v=$((p * 30 / 100)) ;;
+		recent)   v=$((p * 10 / 100)) ;;
+		scan)     v=$((p * 15 / 100)) ;;
+		fallback) v=$((p * 4 / 100)) ;;
+		handback) v=$((p / 100)) ;;
+		local)    v=$((p * 2 / 100)) ;;
+		*)        v=0 ;;
+		esac
+		echo "$o $v"
+	done
 	cat <<EOF
-picks $p
-target $((p * 40 / 100))
-prev $((p * 30 / 100))
-recent $((p * 10 / 100))
-scan $((p * 15 / 100))
-mask 0
 claim_lost 0
 stale_hint 0
-fallback $((p * 4 / 100))
-handback $((p / 100))
-local $((p * 2 / 100))
 scanned $((p * 5 / 2))
 remote_lines $((p * 3))
 cross_llc $((p * 5 / 100))
@@ -174,8 +185,8 @@ EOF
 	[ -n "${FAKE_OLD:-}" ] || echo "lat_dropped 12"
 }
 
-# The nine rows of latency/<p> and latency_hist/<p>, in their order.
-LAT_ROWS="all target prev recent scan mask fallback handback local"
+# The rows of latency/<p> and latency_hist/<p>, in their order.
+LAT_ROWS="all $FAKE_OUTCOMES"
 
 # lat_hist_file [N]: a latency_hist/<p> body (bench-scripts/src/llhist.h
 # text form) with 1000 samples in "all", plus N in bucket 700:
@@ -190,34 +201,32 @@ LAT_ROWS="all target prev recent scan mask fallback handback local"
 # outcomes split them: target 500@10 100@100, prev 300@100, scan 90@300
 # 9@600 1@895, local N@700; the others are empty.
 lat_hist_file() {
-	local n=${1:-0} x=""
+	local n=${1:-0} x="" r
 	[ "$n" -gt 0 ] && x=";700:$n"
-	cat <<EOF
-all L6ns;10:500;100:400;300:90;600:9$x;895:1
-target L6ns;10:500;100:100
-prev L6ns;100:300
-recent L6ns
-scan L6ns;300:90;600:9;895:1
-mask L6ns
-fallback L6ns
-handback L6ns
-local L6ns$x
-EOF
+	echo "all L6ns;10:500;100:400;300:90;600:9$x;895:1"
+	for r in $FAKE_OUTCOMES; do
+		case $r in
+		target) echo "$r L6ns;10:500;100:100" ;;
+		prev)   echo "$r L6ns;100:300" ;;
+		scan)   echo "$r L6ns;300:90;600:9;895:1" ;;
+		local)  echo "$r L6ns$x" ;;
+		*)      echo "$r L6ns" ;;
+		esac
+	done
 }
 
 # lat_file: the latency/<p> body that goes with lat_hist_file (no N).
 lat_file() {
-	cat <<EOF
-all 1000 10 145 11391 7405567
-target 600 10 145 145 145
-prev 300 145 145 145 145
-recent 0 0 0 0 0
-scan 100 11391 11391 7405567 4261412863
-mask 0 0 0 0 0
-fallback 0 0 0 0 0
-handback 0 0 0 0 0
-local 0 0 0 0 0
-EOF
+	local r
+	echo "all 1000 10 145 11391 7405567"
+	for r in $FAKE_OUTCOMES; do
+		case $r in
+		target) echo "$r 600 10 145 145 145" ;;
+		prev)   echo "$r 300 145 145 145 145" ;;
+		scan)   echo "$r 100 11391 11391 7405567 4261412863" ;;
+		*)      echo "$r 0 0 0 0 0" ;;
+		esac
+	done
 }
 
 # lat_empty: the latency_hist/<p> body of a policy without samples.
@@ -245,7 +254,7 @@ make_tree() {
 	mkdir -p "$d/stats" "$d/policies"
 	echo 0.1.0 >"$d/version"
 	echo "6.1.0-57-amd64 6.1" >"$d/kernel"
-	echo "[stock] mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake" >"$d/available_policies"
+	echo "$FAKE_POLICIES" | sed 's/^stock\( \|$\)/[stock]\1/' >"$d/available_policies"
 	echo stock >"$d/policy"
 	echo off >"$d/shadow"
 	echo ok >"$d/state"

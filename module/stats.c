@@ -11,16 +11,12 @@
 #include "stats.h"
 #include "latency.h"
 
+/* The outcome rows, named as in outcomes.h. */
+#define WP_OUT_NAME(v, e, n, c, t, d)	#n
+
 const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_PICKS]		= "picks",
-	[WP_ST_OUT + WP_OUT_TARGET]	= "target",
-	[WP_ST_OUT + WP_OUT_PREV]	= "prev",
-	[WP_ST_OUT + WP_OUT_RECENT]	= "recent",
-	[WP_ST_OUT + WP_OUT_SCAN]	= "scan",
-	[WP_ST_OUT + WP_OUT_MASK]	= "mask",
-	[WP_ST_OUT + WP_OUT_FALLBACK]	= "fallback",
-	[WP_ST_OUT + WP_OUT_HANDBACK]	= "handback",
-	[WP_ST_OUT + WP_OUT_LOCAL]	= "local",
+	[WP_ST_OUT]		= WP_OUTCOMES(WP_OUT_NAME),
 	[WP_ST_CLAIM_LOST]	= "claim_lost",
 	[WP_ST_STALE_HINT]	= "stale_hint",
 	[WP_ST_SCANNED]		= "scanned",
@@ -38,6 +34,15 @@ const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_MIGRATED]	= "migrated",
 	[WP_ST_MIGRATED_LLC]	= "migrated_llc",
 };
+#undef WP_OUT_NAME
+
+/*
+ * The tracepoint prints an outcome by the value outcomes.h gives it: a
+ * value that is not its enum's is a negative array size here.
+ */
+#define WP_OUT_CHECK(v, e, n, c, t, d)	sizeof(char[(v) == WP_OUT_##e ? 1 : -1])
+static const char wp_out_check[] __maybe_unused = { WP_OUTCOMES(WP_OUT_CHECK) };
+#undef WP_OUT_CHECK
 
 const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_CALLS]		= "calls",

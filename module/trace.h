@@ -13,12 +13,14 @@
 
 #include <linux/tracepoint.h>
 #include "compat.h"
+#include "outcomes.h"
 
-/* enum wp_outcome, as the stats files name the outcomes. */
-#define wp_print_outcome(v)						\
-	__print_symbolic(v, { 0, "target" }, { 1, "prev" },		\
-			 { 2, "recent" }, { 3, "scan" }, { 4, "mask" },	\
-			 { 5, "fallback" }, { 6, "handback" }, { 7, "local" })
+/*
+ * enum wp_outcome, named as in the stats files: by value, as outcomes.h
+ * gives them, so that the format file's print fmt needs no enum map.
+ */
+#define WP_OUT_SYM(v, e, n, c, t, d)	{ v, #n }
+#define wp_print_outcome(x)	__print_symbolic(x, WP_OUTCOMES(WP_OUT_SYM))
 
 TRACE_EVENT(select_cpu,
 

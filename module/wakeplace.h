@@ -12,6 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/mutex.h>
+#include "outcomes.h"
 
 #define WP_VERSION		"0.1.0"
 #define WP_NAME_MAX		32
@@ -21,29 +22,17 @@
 /* The policy declines: the kernel's own code decides this wakeup. */
 #define WP_HANDBACK		(-1)
 
-/**
- * enum wp_outcome - how a pick was found, one per pick.
- * @WP_OUT_TARGET: the target CPU (after wake_affine) was idle.
- * @WP_OUT_PREV: the task's previous CPU was idle.
- * @WP_OUT_RECENT: the task's recently used CPU was idle.
- * @WP_OUT_SCAN: found by scanning runqueues.
- * @WP_OUT_MASK: found in the per-LLC idle mask.
- * @WP_OUT_FALLBACK: nothing idle found; fell back to the target.
- * @WP_OUT_HANDBACK: the policy declined; the kernel decided.
- * @WP_OUT_LOCAL: woken on the waker's CPU by choice (shortwake).
- * @WP_OUT_NR: number of outcomes.
+/*
+ * enum wp_outcome - how a pick was found, one per pick: WP_OUT_TARGET,
+ * WP_OUT_PREV, ... as listed, with their meaning, in outcomes.h; then
+ * WP_OUT_NR, the number of outcomes.
  */
+#define WP_OUT_ENUM(v, e, n, c, t, d)	WP_OUT_##e
 enum wp_outcome {
-	WP_OUT_TARGET,
-	WP_OUT_PREV,
-	WP_OUT_RECENT,
-	WP_OUT_SCAN,
-	WP_OUT_MASK,
-	WP_OUT_FALLBACK,
-	WP_OUT_HANDBACK,
-	WP_OUT_LOCAL,
+	WP_OUTCOMES(WP_OUT_ENUM),
 	WP_OUT_NR,
 };
+#undef WP_OUT_ENUM
 
 /**
  * struct wp_wakeup - one wakeup being placed.

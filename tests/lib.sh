@@ -11,6 +11,9 @@
 WP_SYSFS=${WP_SYSFS:-/sys/kernel/wakeplace}
 WP_MODNAME=${WP_MODNAME:-wakeplace}
 
+# src_policies, src_outcomes: the expected lists, from the module's sources.
+. "$(dirname "${BASH_SOURCE[0]}")/names.sh"
+
 # ---------------------------------------------------------------- logging ---
 
 # log MSG...: a TAP comment line in the test's output.  All of log, pass,
@@ -147,6 +150,9 @@ wp_read() {
 	v=$(cat "$WP_SYSFS/$1" 2>&1) || fail "cannot read $WP_SYSFS/$1: $v"
 	printf '%s\n' "$v"
 }
+
+# wp_policies: available_policies without the active one's brackets.
+wp_policies() { wp_read available_policies | tr -d '[]'; }
 
 # wp_write FILE VALUE: write a sysfs attribute, returning the write's status
 # (so a test can assert that a bad value is refused).

@@ -21,10 +21,8 @@ pass "sysfs files present"
 assert_match "$(wp_read version)" '^[0-9]+\.[0-9]+\.[0-9]+$' "version"
 assert_eq "$(wp_read kernel | cut -d' ' -f1)" "$(uname -r)" "kernel release"
 avail=$(wp_read available_policies)
-for p in stock mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake; do
-	[[ " $avail " == *" $p "* || " $avail " == *" [$p] "* ]] ||
-		fail "policy $p not in available_policies: $avail"
-done
+want=$(src_policies) || fail "no policies in module/policies/list.h"
+assert_eq "$(wp_policies)" "$want" "available_policies: the policies of list.h, in order"
 assert_match "$avail" '^\[stock\] mirror( |$)' "stock is listed first and active"
 assert_eq "$(wp_read policy)" stock "default policy"
 assert_eq "$(wp_read shadow)" off "default shadow"

@@ -12,8 +12,10 @@ at_exit 'wp_loaded && rmmod wakeplace'
 bg_load -g 1 -l 100
 
 
-read -ra pols <<<"$(wp_read available_policies | tr -d '[]')"
-assert_ge "${#pols[@]}" 10 "number of policies"
+read -ra pols <<<"$(wp_policies)"
+assert_eq "${pols[*]}" "$(src_policies)" "available_policies: the policies of list.h"
+read -ra outs <<<"$(src_outcomes)"
+[ "${#outs[@]}" -gt 0 ] || fail "no outcomes in module/outcomes.h"
 for pol in "${pols[@]}"; do
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	assert_eq "$(wp_read policy)" "$pol" "active policy"
@@ -29,8 +31,10 @@ for pol in "${pols[@]}"; do
 	[ "$pol" = stock ] && continue
 	picks=$(stat_of "$pol" picks)
 	sum=0
-	for k in target prev recent scan mask fallback handback local; do
-		sum=$((sum + $(stat_of "$pol" $k)))
+	for k in "${outs[@]}"; do
+		v=$(stat_of "$pol" "$k")
+		[ -n "$v" ] || fail "$pol: no outcome row $k in stats/$pol"
+		sum=$((sum + v))
 	done
 	log "$pol: picks $picks, outcomes $sum, remote_lines $(stat_of "$pol" remote_lines)"
 	assert_gt "$picks" 0 "$pol placed wakeups"

@@ -23,7 +23,7 @@ at_exit 'wp_loaded && rmmod wakeplace'
 assert_eq "$(wp_read latency_sample)" 1 "latency_sample at load"
 
 # Every policy has both files, nine rows each, in the documented order.
-rows="all target prev recent scan mask fallback handback local"
+rows="all $(src_outcomes)" || fail "no outcomes in module/outcomes.h"
 for pol in $(wp_read available_policies | tr -d '[]'); do
 	assert_eq "$(wp_read "latency/$pol" | awk '{ printf "%s ", $1 }')" "$rows " "latency/$pol rows"
 	assert_eq "$(wp_read "latency_hist/$pol" | awk '{ printf "%s ", $1 }')" "$rows " "latency_hist/$pol rows"

@@ -14,7 +14,8 @@ churn=$WP_ROOT/tests/tools/churn
 
 tr=$TRACEFS
 tracefs_mount
-pols=(mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake)
+read -ra pols <<<"$(src_policies stock)"
+[ "${#pols[@]}" -gt 0 ] || fail "no policies in module/policies/list.h"
 
 wl_start messaging perf bench sched messaging -g 2 -l 10
 wl_start pipe perf bench sched pipe -l 2000

@@ -16,7 +16,8 @@ TWIN=$WP_ROOT/build/$(uname -r)-twin/wakeplace_twin.ko
 tr=$TRACEFS
 tracefs_mount
 at_exit '[ -d /sys/module/wakeplace_twin ] && rmmod wakeplace_twin'
-pols=(mirror noscan bounded util idlemask idlecore prevsmt cachehot shortwake)
+read -ra pols <<<"$(src_policies stock)"
+[ "${#pols[@]}" -gt 0 ] || fail "no policies in module/policies/list.h"
 MSG='select_task_rq_fair is already redirected by livepatch or another module \(IPMODIFY busy\)'
 
 wl_start messaging perf bench sched messaging -g 2 -l 10

@@ -8,19 +8,22 @@
 # --format; demo's plan and its fresh directory per run.  TAP.
 set -u
 . "$(dirname "$(readlink -f "$0")")/../../bench-scripts/test-lib.sh"
+. "$(dirname "$(readlink -f "$0")")/../names.sh"
+OUTCOMES=$(src_outcomes) || { echo "Bail out! no outcomes in module/outcomes.h"; exit 1; }
 
 W=$TMPD/workloads F=$TMPD/sysfs
 mkdir -p "$W" "$F/latency_hist" "$F/stats"
 export FAKE_STATE=$TMPD/state RESETS=$TMPD/resets WP_SYSFS=$F
 
 # A fake module: stock stacks 5% of 200 tracked wakeups, fast 25% of 400;
-# the rows follow the spec (all first, nine rows; stats keys in order).
+# the rows follow the spec (all, then the outcomes; stats keys in order),
+# every sample in handback.
 fake_policy() { # NAME ALL_HIST TRACKED STACKED DOUBLE MOVED MIGR MIGR_LLC
 	{
 		echo "all $2"
-		for r in target prev recent scan mask fallback; do echo "$r L6ns"; done
-		echo "handback $2"
-		echo "local L6ns"
+		for r in $OUTCOMES; do
+			if [ "$r" = handback ]; then echo "$r $2"; else echo "$r L6ns"; fi
+		done
 	} >"$F/latency_hist/$1"
 	printf 'picks 9\nshadow_agreed 0\ntracked %s\nstacked %s\ndouble_picks %s\nmoved %s\nmigrated %s\nmigrated_llc %s\nscan_hist 0 1 2 3\n' \
 		"$3" "$4" "$5" "$6" "$7" "$8" >"$F/stats/$1"

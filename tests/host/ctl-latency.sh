@@ -206,9 +206,9 @@ L2=$(printf 'q%.0s' $(seq 63))x
 U=18446744073709551615
 huge_stats() { # huge_stats: every counter 2^64 - 1 but picks and tracked 1
 	local k
-	for k in picks target prev recent scan mask claim_lost stale_hint fallback handback \
-		local scanned remote_lines cross_llc not_prev cost_samples cost_ns \
-		shadow_compared shadow_agreed tracked stacked double_picks moved migrated migrated_llc; do
+	for k in picks $FAKE_OUTCOMES claim_lost stale_hint scanned remote_lines \
+		cross_llc not_prev cost_samples cost_ns shadow_compared shadow_agreed \
+		tracked stacked double_picks moved migrated migrated_llc; do
 		case $k in picks | tracked) echo "$k 1" ;; *) echo "$k $U" ;; esac
 	done
 	echo "scan_hist$(printf " $U%.0s" $(seq 32))"
