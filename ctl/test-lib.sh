@@ -7,13 +7,12 @@
 # tests check what the tool wrote.  Sourced, not run.
 
 CTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$CTL_TOP/tests/tap.sh"
 : "${WP_CTL:=$CTL_TOP/ctl/wakeplacectl}"
 if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
-	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { echo "1..0 # SKIP cannot build wakeplacectl"; exit 1; }
+	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { tap_skip_all "cannot build wakeplacectl"; exit 1; }
 fi
-
-TAP_N=0
-TAP_FAIL=0
 
 # wait_for CMD...: poll until CMD succeeds; gives up after 60 s (a hang
 # guard, not a speed requirement).
@@ -31,26 +30,10 @@ put() {
 	cat >"$1.new" && mv "$1.new" "$1"
 }
 
-ok() { # ok DESC: pass
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1"
-}
-
-not_ok() { # not_ok DESC [DIAG...]
-	TAP_N=$((TAP_N + 1))
-	TAP_FAIL=$((TAP_FAIL + 1))
-	echo "not ok $TAP_N - $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/#   /'
-	done
-}
-
-skip() { # skip DESC REASON
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1 # SKIP $2"
-}
+# The names these tests use, on tests/tap.sh.
+ok() { tap_pass "$1"; }		# ok DESC
+not_ok() { tap_fail "$@"; }	# not_ok DESC [DIAG...]
+skip() { tap_skip "$1" "$2"; }	# skip DESC REASON
 
 check() { # check DESC CMD...: pass iff CMD succeeds
 	local d=$1
@@ -58,12 +41,7 @@ check() { # check DESC CMD...: pass iff CMD succeeds
 	if "$@"; then ok "$d"; else not_ok "$d" "failed: $*" "stdout: $(head -c 2000 "$OUT" 2>/dev/null)" "stderr: $(head -c 2000 "$ERR" 2>/dev/null)"; fi
 }
 
-done_testing() {
-	echo "1..$TAP_N"
-	[ "$TAP_FAIL" = 0 ] && exit 0
-	echo "# $TAP_FAIL of $TAP_N failed"
-	exit 1
-}
+done_testing() { tap_done; }
 
 TMPD=$(mktemp -d /tmp/wpctl-test.XXXXXX)
 chmod 755 "$TMPD"
