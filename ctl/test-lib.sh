@@ -53,6 +53,7 @@ RC=0
 # run ARGS...: run the tool, stdout in $OUT, stderr in $ERR, status in $RC.
 run() {
 	RC=0
+	# shellcheck disable=SC2034 # read by the tests' check strings
 	"$WP_CTL" "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 
@@ -135,6 +136,7 @@ EOF
 	echo "cost_hist$hist"
 }
 
+# shellcheck disable=SC2120 # the tests pass the optional counts
 counters_file() { # counters_file CALLS REDIRECTED
 	local c=${1:-5000} r=${2:-1000}
 	cat <<EOF
@@ -167,6 +169,7 @@ LAT_ROWS="all target prev recent scan mask fallback handback local"
 # (rank 900), p99 = 11391 (rank 990), p99.9 = 7405567 (rank 999).  The
 # outcomes split them: target 500@10 100@100, prev 300@100, scan 90@300
 # 9@600 1@895, local N@700; the others are empty.
+# shellcheck disable=SC2120 # the tests pass the optional N
 lat_hist_file() {
 	local n=${1:-0} x=""
 	[ "$n" -gt 0 ] && x=";700:$n"
