@@ -8,7 +8,7 @@
 #   make KVER=<release> WP_TWIN=1   test build named wakeplace_twin, a second
 #                             IPMODIFY owner for the conflict tests
 #   make check                the test suite (setup, host tests, VMs)
-#   make lint KVER=<release>  W=1, sparse and checkpatch
+#   make lint KVER=<release>  W=1, sparse, checkpatch and shellcheck
 #   make deps                 install what the project needs (Debian 12)
 
 KVER ?= $(shell uname -r)
@@ -88,6 +88,7 @@ demo: deps targets
 	bench-scripts/demo
 
 lint: style
+	scripts/lint-shell
 	$(MAKE) KVER=$(KVER) W=1 module
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) C=2 CHECK=sparse \
 		WP_MODNAME=$(MODNAME) modules

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers shared by ab and switchback (sourced).
 
 WP_SYSFS=${WP_SYSFS:-/sys/kernel/wakeplace}
@@ -139,14 +140,14 @@ ab_cpu_model() {
 
 # ab_tunables_json POLICY...: {"policy": {"tunable": value, ...}, ...}
 ab_tunables_json() {
-	local p sep="" n v lo hi isep
+	local p sep="" n v isep
 	printf '{'
 	for p in "$@"; do
 		local f="$WP_SYSFS/policies/$p/tunables"
 		[ -r "$f" ] || continue
 		printf '%s%s: {' "$sep" "$(json_str "$p")"
 		isep=""
-		while read -r n v lo hi; do
+		while read -r n v _; do
 			[ -n "$n" ] || continue
 			[[ $v =~ ^-?[0-9]+$ ]] || v=$(json_str "$v")
 			printf '%s%s: %s' "$isep" "$(json_str "$n")" "$v"
@@ -250,6 +251,7 @@ ab_tables() {
 	shift
 	"$WPSTATS" "$@" "$o/results.csv" >"$o/table.txt" 2>"$o/wpstats.err"
 	rc=$?
+	# shellcheck disable=SC2154 # format, baseline ...: the caller's options
 	if [ "$format" != ours ] && { [ "$rc" = 0 ] || [ "$rc" = 3 ]; }; then
 		"$WPSTATS" -F "$format" -m "$METRICS" -b "$baseline" -s "$seed" \
 			-B "$resamples" -p "$minpairs" "$o/results.csv" \

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helper for the in-guest cases tests/cases/6NN-bench-*.sh (sourced after
 # tests/lib.sh).  The guest sees the host's tree read-only: programs must be
 # built on the host (make -C bench-scripts); temporary files go to /tmp.

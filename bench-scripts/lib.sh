@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers shared by the workload wrappers (sourced, not executed).
 #
 # Every wrapper takes the common options

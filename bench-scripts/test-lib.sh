@@ -1,31 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers for the host tests of bench-scripts (tests/host/bench-*.sh).
-# Sourced; sets BENCH, TMPD (removed at exit) and builds the programs.
+# shellcheck shell=bash
+# Helpers for the host tests of bench-scripts (tests/host/bench-*.sh), on
+# the TAP library tests/tap.sh.  Sourced; sets BENCH, TMPD (removed at
+# exit) and builds the programs.
 
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/tap.sh
+. "$BENCH/../tests/tap.sh"
 TMPD=$(mktemp -d /tmp/wp-bench-test.XXXXXX)
 trap 'rm -rf "$TMPD"' EXIT
-T_N=0 T_FAILED=0
+# A failing check shows this many lines of its command's output.
+TAP_DIAG_LINES=30
 
-t_ok() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
-t_nok() {
-	T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1))
-	echo "not ok $T_N - $1"
-}
-t_skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
-t_diag() { sed 's/^/# /'; }
+t_skip() { tap_skip "$1" "$2"; }	# t_skip DESC REASON
 
 # check DESC CMD...: one test point; CMD's output is shown on failure.
-check() {
-	local desc=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		t_ok "$desc"
-	else
-		t_nok "$desc"
-		[ -n "$out" ] && printf '%s\n' "$out" | head -n 30 | t_diag
-	fi
-}
+check() { tap_result_out "$@"; }
 
 # t_cmp A OP B [tolerance]: numeric comparison with awk (eq: |A-B| <= tol).
 t_cmp() {
@@ -40,15 +30,10 @@ t_cmp() {
 		exit !ok }'
 }
 
-t_done() {
-	echo "1..$T_N"
-	[ "$T_FAILED" = 0 ]
-	exit $?
-}
+t_done() { tap_done; }
 
 # Build once; a failed build is one failing test and the end.
 if ! t_build=$(make -C "$BENCH" -s 2>&1); then
-	t_nok "make -C bench-scripts"
-	printf '%s\n' "$t_build" | t_diag
-	t_done
+	tap_fail "make -C bench-scripts" "$t_build"
+	tap_done
 fi

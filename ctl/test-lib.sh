@@ -7,14 +7,13 @@
 # tests check what the tool wrote.  Sourced, not run.
 
 CTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$CTL_TOP/tests/tap.sh"
 : "${WP_CTL:=$CTL_TOP/ctl/wakeplacectl}"
-# Rebuilt when a source changed, or the module's outcome list it includes.
-if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" "$CTL_TOP/module/outcomes.h" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
-	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { echo "1..0 # SKIP cannot build wakeplacectl"; exit 1; }
+# Rebuilt when a source changed: its own, lib/ or the module's outcome list.
+if [ ! -x "$WP_CTL" ] || [ -n "$(find "$CTL_TOP/ctl" "$CTL_TOP/lib" "$CTL_TOP/module/outcomes.h" -name '*.[ch]' -newer "$WP_CTL" 2>/dev/null)" ]; then
+	make -s -C "$CTL_TOP/ctl" wakeplacectl >&2 || { tap_skip_all "cannot build wakeplacectl"; exit 1; }
 fi
-
-TAP_N=0
-TAP_FAIL=0
 
 # wait_for CMD...: poll until CMD succeeds; gives up after 60 s (a hang
 # guard, not a speed requirement).
@@ -32,26 +31,10 @@ put() {
 	cat >"$1.new" && mv "$1.new" "$1"
 }
 
-ok() { # ok DESC: pass
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1"
-}
-
-not_ok() { # not_ok DESC [DIAG...]
-	TAP_N=$((TAP_N + 1))
-	TAP_FAIL=$((TAP_FAIL + 1))
-	echo "not ok $TAP_N - $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/#   /'
-	done
-}
-
-skip() { # skip DESC REASON
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1 # SKIP $2"
-}
+# The names these tests use, on tests/tap.sh.
+ok() { tap_pass "$1"; }		# ok DESC
+not_ok() { tap_fail "$@"; }	# not_ok DESC [DIAG...]
+skip() { tap_skip "$1" "$2"; }	# skip DESC REASON
 
 check() { # check DESC CMD...: pass iff CMD succeeds
 	local d=$1
@@ -59,12 +42,7 @@ check() { # check DESC CMD...: pass iff CMD succeeds
 	if "$@"; then ok "$d"; else not_ok "$d" "failed: $*" "stdout: $(head -c 2000 "$OUT" 2>/dev/null)" "stderr: $(head -c 2000 "$ERR" 2>/dev/null)"; fi
 }
 
-done_testing() {
-	echo "1..$TAP_N"
-	[ "$TAP_FAIL" = 0 ] && exit 0
-	echo "# $TAP_FAIL of $TAP_N failed"
-	exit 1
-}
+done_testing() { tap_done; }
 
 TMPD=$(mktemp -d /tmp/wpctl-test.XXXXXX)
 chmod 755 "$TMPD"
@@ -76,6 +54,7 @@ RC=0
 # run ARGS...: run the tool, stdout in $OUT, stderr in $ERR, status in $RC.
 run() {
 	RC=0
+	# shellcheck disable=SC2034 # read by the tests' check strings
 	"$WP_CTL" "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 
@@ -168,6 +147,7 @@ EOF
 	echo "cost_hist$hist"
 }
 
+# shellcheck disable=SC2120 # the tests pass the optional counts
 counters_file() { # counters_file CALLS REDIRECTED
 	local c=${1:-5000} r=${2:-1000}
 	cat <<EOF
@@ -200,6 +180,7 @@ LAT_ROWS="all $FAKE_OUTCOMES"
 # (rank 900), p99 = 11391 (rank 990), p99.9 = 7405567 (rank 999).  The
 # outcomes split them: target 500@10 100@100, prev 300@100, scan 90@300
 # 9@600 1@895, local N@700; the others are empty.
+# shellcheck disable=SC2120 # the tests pass the optional N
 lat_hist_file() {
 	local n=${1:-0} x="" r
 	[ "$n" -gt 0 ] && x=";700:$n"

@@ -9,7 +9,7 @@ wp_load_release policy=mirror
 at_exit 'wp_loaded && rmmod wakeplace'
 assert_eq "$(wp_read policy)" mirror "policy= at load"
 # Every test_* parameter is test-only, whatever its name.
-p=$(ls /sys/module/wakeplace/parameters | grep '^test_')
+p=$(find /sys/module/wakeplace/parameters/ -maxdepth 1 -name 'test_*' -printf '%f\n')
 [ -z "$p" ] || fail "release build has test-only parameters: $p"
 modinfo -F parm "$WP_KO_RELEASE" | grep -q '^test_' &&
 	fail "release module file declares test-only parameters"

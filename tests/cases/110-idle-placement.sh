@@ -13,7 +13,7 @@ stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 # not control: under TCG 6.12 chose P for a quarter of the wakeups), and
 # the search then looks in the target's LLC: the idle CPUs of W's and P's
 # LLCs other than W and P are where the wakee should land.
-W= P= E=
+W='' P='' E=''
 for w in $(online_cpus); do
 	for p in $(online_cpus); do
 		[ "$p" = "$w" ] && continue

@@ -87,8 +87,9 @@ fi
 # spinner: it waits for the spinner's tick (0 to 4 ms at HZ=250).
 echo prev > "$params/test_fault" || fail "no test_fault parameter: not a test build"
 at_exit "echo off > $params/test_fault 2>/dev/null"
-read -r n st p50 mx big <<<"$(run mirror -w "$W" -p "$P" -x "$W" -I -n 30 \
-	$(for c in "${others[@]}"; do printf -- '-s %s ' "$c"; done))"
+spin=()
+for c in "${others[@]}"; do spin+=(-s "$c"); done
+read -r n st p50 mx big <<<"$(run mirror -w "$W" -p "$P" -x "$W" -I -n 30 "${spin[@]}")"
 echo off > "$params/test_fault"
 log "stacked: $n events, $st stacked, p50 ${p50} us, max ${mx} us"
 assert_ge "$n" 25 "stacked: wakeup_latency events of the wakee"

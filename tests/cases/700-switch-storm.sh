@@ -42,6 +42,7 @@ while st_more; do
 	if ((RANDOM % 3 == 0)); then
 		k=$((RANDOM % ${#TUN_FILE[@]}))
 		rand_between v "${TUN_MIN[k]}" "${TUN_MAX[k]}"
+		# shellcheck disable=SC2154 # rand_between set v (by name)
 		if sysw "${TUN_FILE[k]}" "$v"; then
 			tun_writes=$((tun_writes + 1))
 			read -r got < "${TUN_FILE[k]}"

@@ -6,6 +6,7 @@
 # Long version: tests/stress/cases/904-bad-input.sh (key "fuzz": inputs
 # per file).  The oracle is tests/tools/sysfuzz (docs/sysfs-kernel-wakeplace).
 . "$WP_TESTS/lib.sh"
+# shellcheck source=tests/stress/lib.sh
 . "$WP_TESTS/stress/lib.sh"
 
 N=$(st_param fuzz 30)

@@ -12,21 +12,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . "$top/tests/names.sh"
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
-	return 0
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # DESC CMD...
-	local _desc=$1 _out
-	shift
-	if _out=$("$@" 2>&1); then ok "$_desc"; else not_ok "$_desc" "$_out"; fi
-}
+# shellcheck source=tests/tap.sh
+. tests/tap.sh
+ok() { tap_pass "$1"; }
+not_ok() { tap_fail "$@"; }	# DESC [DIAG...]
+skip() { tap_skip "$1" "$2"; }
+check() { tap_result_out "$@"; }	# DESC CMD...: CMD's output shows on failure
 
 tmp=$(mktemp -d /tmp/wp-admin-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -57,12 +48,14 @@ check "dkms.conf: module built in build/<release>/ by packaging/dkms-build" \
 	eval '[ "$(dkconf 6.1.0-57-amd64 "BUILT_MODULE_LOCATION[0]")" = build/6.1.0-57-amd64/ ] &&
 	      [ "$(dkconf 6.1.0-57-amd64 "MAKE[0]")" = "bash packaging/dkms-build 6.1.0-57-amd64" ] &&
 	      [ "$(dkconf x BUILT_MODULE_NAME)" = wakeplace ] && [ "$(dkconf x AUTOINSTALL)" = yes ]'
-kre=$(dkconf x BUILD_EXCLUSIVE_KERNEL)
+only_61_612() { # REGEX: matches the 6.1 and 6.12 releases, no other
+	[[ 6.1.0-57-amd64 =~ $1 ]] && [[ 6.12.95+deb12-amd64 =~ $1 ]] &&
+	[[ 6.1.0-99-cloud-amd64 =~ $1 ]] && ! [[ 6.11.2-amd64 =~ $1 ]] &&
+	! [[ 6.10.0-1-amd64 =~ $1 ]] && ! [[ 5.10.0-30-amd64 =~ $1 ]] &&
+	! [[ 6.16.3+deb13-amd64 =~ $1 ]]
+}
 check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1 and 6.12 releases only" \
-	eval '[[ 6.1.0-57-amd64 =~ $kre ]] && [[ 6.12.95+deb12-amd64 =~ $kre ]] &&
-	      [[ 6.1.0-99-cloud-amd64 =~ $kre ]] && ! [[ 6.11.2-amd64 =~ $kre ]] &&
-	      ! [[ 6.10.0-1-amd64 =~ $kre ]] && ! [[ 5.10.0-30-amd64 =~ $kre ]] &&
-	      ! [[ 6.16.3+deb13-amd64 =~ $kre ]]'
+	only_61_612 "$(dkconf x BUILD_EXCLUSIVE_KERNEL)"
 
 # ---- packaging/dkms-build --check ------------------------------------------
 if [ ${#supported[@]} = 0 ]; then
@@ -130,11 +123,14 @@ else
 	else
 		not_ok "DKMS builds and installs for ${supported[*]}" "exit $rc" "$(cat "$tmp/dkms.out")"
 	fi
-	st=$(dkms status -m wakeplace "${dkopts[@]}" 2>/dev/null)
-	check "dkms status: installed for each" eval '
+	installed_each() { # STATUS: dkms status says installed for each kernel
+		local r
 		for r in "${supported[@]}"; do
-			grep -q "^wakeplace/$ver, $r, x86_64: installed" <<<"$st" || { echo "$st"; exit 1; }
-		done'
+			grep -q "^wakeplace/$ver, $r, x86_64: installed" <<<"$1" || { echo "$1"; return 1; }
+		done
+	}
+	check "dkms status: installed for each" \
+		installed_each "$(dkms status -m wakeplace "${dkopts[@]}" 2>/dev/null)"
 	# DKMS' own refusal (BUILD_EXCLUSIVE) for an unsupported release.
 	fakehdr "$tmp/h65b" 6 5
 	rc=0
@@ -236,17 +232,24 @@ for m in $(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' module/*.c); do
 done
 check "the ABI documents have a What: for every sysfs file and module parameter" \
 	eval '[ ${#missing[@]} = 0 ] || { echo "missing: ${missing[*]}"; false; }'
-keys=$(sed -n 's/^[[:space:]]*\[WP_[A-Z_ +]*\][[:space:]]*= "\([a-z_]*\)",/\1/p' module/stats.c)
-check "the ABI document explains every counter and statistic (module/stats.c)" eval '
-	for k in $keys scan_hist cost_hist; do
-		grep -Eq "^[[:space:]]+$k([[:space:]]|$)" "$abi" || { echo "missing key $k"; exit 1; }
-	done'
-tun=$(sed -n 's/.*WP_TUNABLE("\([a-z_]*\)", *\([0-9-]*\), *\([0-9-]*\), *\([0-9-]*\)).*/\1 \2 \3 \4/p' module/policies/*.c)
-check "the ABI document lists every tunable with its range and default" eval '
+explains_each() { # KEY...: the ABI document has a line for each
+	local k
+	for k; do
+		grep -Eq "^[[:space:]]+$k([[:space:]]|$)" "$abi" || { echo "missing key $k"; return 1; }
+	done
+}
+mapfile -t keys < <(sed -n 's/^[[:space:]]*\[WP_[A-Z_ +]*\][[:space:]]*= "\([a-z_]*\)",/\1/p' module/stats.c)
+check "the ABI document explains every counter and statistic (module/stats.c)" \
+	explains_each "${keys[@]}" scan_hist cost_hist
+tunables_listed() { # "name min max default" lines: each in the ABI document
+	local name min max def
 	while read -r name min max def; do
-		grep -Eq "^[[:space:]]+[a-z]+[[:space:]]+$name[[:space:]]+$min\.\.$max[[:space:]]+$def([[:space:]]|$)" "$abi" ||
-			{ echo "missing or wrong: $name $min..$max default $def"; exit 1; }
-	done <<<"$tun"'
+		grep -Eq "^[[:space:]]+[a-z]+[[:space:]]+${name}[[:space:]]+$min\.\.${max}[[:space:]]+$def([[:space:]]|$)" "$abi" ||
+			{ echo "missing or wrong: $name $min..$max default $def"; return 1; }
+	done <<<"$1"
+}
+check "the ABI document lists every tunable with its range and default" \
+	tunables_listed "$(sed -n 's/.*WP_TUNABLE("\([a-z_]*\)", *\([0-9-]*\), *\([0-9-]*\), *\([0-9-]*\)).*/\1 \2 \3 \4/p' module/policies/*.c)"
 check "every ABI entry has What, Date, Contact, Description" awk '
 	/^What:/ { if (w) { if (!(d && c && s)) { print "incomplete: " w; bad = 1 } }
 		   w = $2; d = c = s = 0; next }
@@ -257,6 +260,4 @@ check "the state reasons in the ABI document are the module's" eval '
 		grep -q "${r//_/ }" "$abi" || { echo "missing reason: ${r//_/ }"; exit 1; }
 	done'
 
-echo "1..$n"
-[ "$failed" = 0 ] || { echo "# $failed of $n failed"; exit 1; }
-exit 0
+tap_done

@@ -178,6 +178,7 @@ check "ab: WP_SWITCH selects the switcher; warm-up 0 keeps all 5 samples" \
 SB=("$BENCH/switchback" --workload-dir "$W" --metrics "$M" --switcher "$TMPD/sw")
 "${SB[@]}" -w tick -p "stock fast" -b 0.8 -S 0.2 -i 0.1 -n 3 --min-pairs 3 \
 	-s 5 -o "$TMPD/sb" >"$TMPD/sb.out" 2>"$TMPD/sb.err"
+# shellcheck disable=SC2034 # read by the eval'd check below
 rc=$?
 check "switchback: dry run exits 0" eval '[ $rc = 0 ] || { cat "$TMPD/sb.err"; exit 1; }'
 check "switchback: 12 switches in ABBA rounds" \

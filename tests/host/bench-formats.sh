@@ -226,6 +226,7 @@ check "ours is the default; the module's rows are extra rows of the same table" 
 check "JSON rows are named after the histogram metric (wp_lat_p99_us)" \
 	eval '"$S" -m "$M" -b stock -j - "$TMPD/three.csv" | jq -e "[.rows[] | select(.metric == \"wp_lat_p99_us\")] | length == 4"'
 "$S" -m "$M" -F csv "$TMPD/drift.csv" >/dev/null 2>"$TMPD/badf"
+# shellcheck disable=SC2034 # read by the eval'd check below
 rc=$?
 check "an unknown format: exit 2 with a message" \
 	eval '[ $rc = 2 ] && grep -q "ours, mmtests or lkp" "$TMPD/badf"'

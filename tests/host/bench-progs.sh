@@ -161,6 +161,7 @@ check "workloads/wakelat -b 2 passes the neighbours on (main + 1 message thread 
 	eval '[ "$(threads_of "$W/wakelat" -l 0.25 -m 1 -b 2 -t 6)" = 5 ]'
 for w in messaging pipe tbench rr oltp chat wakelat; do
 	"$W/$w" -l abc >/dev/null 2>"$TMPD/bad.err"
+	# shellcheck disable=SC2034 # read by the eval'd check below
 	rc=$?
 	check "workloads/$w: bad -l is a usage error (exit 2)" \
 		eval '[ $rc = 2 ] && grep -q "bad -l" "$TMPD/bad.err"'

@@ -205,6 +205,7 @@ check "non-numeric value: exit 2" eval "[ $? = 2 ]"
 check "one block with two policies: exit 2" eval "[ $? = 2 ]"
 { echo "$HDR"; echo "1,1,1,stock,syn,1,bogus,1"; echo "1,1,1,stock,syn,1,ops,1"; } >"$TMPD/e5.csv"
 "$S" -m "$M" -j "$TMPD/e5.json" -q "$TMPD/e5.csv" 2>"$TMPD/e5.err"
+# shellcheck disable=SC2034 # read by the eval'd check below
 rc=$?
 check "unknown metric: warned and ignored, exit 0" \
 	eval '[ $rc = 0 ] && grep -q "bogus" "$TMPD/e5.err" && [ "$(jq ".rows | length" "$TMPD/e5.json")" = 1 ]'

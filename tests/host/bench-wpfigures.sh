@@ -133,6 +133,7 @@ check "switchback: no module files: exit 0, no wp_ rows" \
 
 # ---- demo -------------------------------------------------------------------------
 "$BENCH/demo" -n >"$TMPD/demo.plan" 2>&1
+# shellcheck disable=SC2034 # read by the eval'd check below
 rc=$?
 check "demo -n: the plan: 2-LLC ab of stock noscan idlemask, 5 ABBA rounds (30 blocks), then a switchback of p99" \
 	eval '[ $rc = 0 ] && grep -q "^vm -t llc2 -- ab -p stock\\\\ noscan\\\\ idlemask .*-r 5 " "$TMPD/demo.plan" &&
@@ -147,10 +148,14 @@ echo table >"$out/run/table.txt"
 X
 chmod +x "$TMPD/fakevm"
 WP_DEMO_VM=$TMPD/fakevm "$BENCH/demo" -k fake -o "$TMPD/demo" >/dev/null 2>&1
+# shellcheck disable=SC2034 # read by the eval'd check below
 rc1=$?
+# shellcheck disable=SC2034 # read by the eval'd check below
 first=$(readlink "$TMPD/demo/latest")
 WP_DEMO_VM=$TMPD/fakevm "$BENCH/demo" -k fake -o "$TMPD/demo" >/dev/null 2>&1
+# shellcheck disable=SC2034 # read by the eval'd check below
 rc2=$?
+# shellcheck disable=SC2034 # read by the eval'd check below
 second=$(readlink "$TMPD/demo/latest")
 check "demo twice: both succeed, each in a fresh directory, latest -> the second" \
 	eval '[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$first" ] && [ "$first" != "$second" ] && [ -f "$TMPD/demo/$first/ab/run/table.txt" ] && [ -f "$TMPD/demo/latest/switchback/run/table.txt" ]'

@@ -156,6 +156,7 @@ check "stats lat 0 -j: off, {latency_sample: 0}" eval '[ $RC = 0 ] && json_ok &&
 run stats latency-sample
 check "stats latency-sample 0 reads as off" eval '[ $RC = 0 ] && grep -q "latency tracking off" "$OUT"'
 for bad in 65537 -1 abc 1x; do
+	# shellcheck disable=SC2034 # read by the eval'd check below
 	before=$(tree_sum "$T")
 	run stats latency-sample "$bad"
 	check "stats latency-sample $bad: exit 2, nothing written" eval '[ $RC = 2 ] && [ "$before" = "$(tree_sum "$T")" ]'
@@ -169,9 +170,11 @@ check "stats latency-sample, module not loaded: exit 3" eval '[ $RC = 3 ]'
 make_tree "$T" old
 run stats --outcomes
 read -ra F <<<"$(row mirror 3)"
+# shellcheck disable=SC2034 # read by the eval'd check below
 read -ra G <<<"$(row mirror 4)"
 check "old module: stats exits 0, latency and quality are dashes" \
 	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror - - - - -" ] && [ "${G[*]}" = "mirror - - - - -" ] && grep -q "latency_sample: -" "$OUT" && [ "$(outcome all)" = "  all                 -         -         -         -         -" ]'
+# shellcheck disable=SC2034 # read by the eval'd check below
 read -ra F <<<"$(row mirror 1)"
 check "old module: the outcome mix is still there" eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ]'
 run -j stats
@@ -256,7 +259,9 @@ make_big "$T"
 pid=$!
 wait_for grep -q "sampled 0" "$ERR"
 grow "$T"
-wait "$pid"; RC=$?
+wait "$pid"
+# shellcheck disable=SC2034 # read by the eval'd check below
+RC=$?
 check "80 columns: 'stats --outcomes --interval' with huge rates" \
 	eval '[ $RC = 0 ] && grep -q "^# interval 2" "$OUT" && grep -q "^$L1\*\$" "$OUT" && fits80 "$OUT"'
 
@@ -312,6 +317,7 @@ check "lat-switch idlemask (a bare name, as ab restores): latency_sample back to
 "$LS" mirror >/dev/null
 for bad in idle/mask idlemask-lat.x -nolat; do
 	"$LS" "$bad" >/dev/null 2>&1
+	# shellcheck disable=SC2034 # read by the eval'd check below
 	rc=$?
 	check "lat-switch $bad: refused (exit 2), nothing changed" \
 		eval '[ $rc = 2 ] && [ "$(cat "$T/policy")" = mirror ]'

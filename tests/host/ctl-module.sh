@@ -202,7 +202,8 @@ else
 		RC=0; setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_CTL" unload >"$OUT" 2>"$ERR" || RC=$?
 		check "unload as non-root: exit 4 before rmmod" eval '[ $RC = 4 ] && grep -q root "$ERR" && [ -d "$T" ]'
 		rm -rf "$T"
-		RC=0; setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_CTL" load --ko "$KO" >"$OUT" 2>"$ERR" || RC=$?
+		# shellcheck disable=SC2034 # read by the eval'd check below
+		{ RC=0; setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_CTL" load --ko "$KO" >"$OUT" 2>"$ERR" || RC=$?; }
 		check "load as non-root: exit 4 before insmod" eval '[ $RC = 4 ] && grep -q root "$ERR" && [ ! -e "$T" ]'
 	else
 		skip "load/unload as non-root" "setpriv does not work here"

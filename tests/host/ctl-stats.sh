@@ -104,6 +104,7 @@ interval() { # interval K: the report of interval K in $OUT
 r1=$(interval 1 | table_rows 1 | grep "^mirror ")
 r2=$(interval 2 | table_rows 1 | grep "^mirror ")
 read -ra F <<<"$r1"
+# shellcheck disable=SC2034 # read by the eval'd check below
 read -ra G <<<"$(interval 1 | table_rows 2 | grep "^mirror ")"
 check "stats --interval: rate = delta/elapsed (2000 picks in ${el:-?} s)" \
 	eval '[ $RC = 0 ] && [ -n "$el" ] && awk -v r="${F[1]}" -v e="$el" "BEGIN { x = 2000 / e; exit !(r >= x - 1.5 && r <= x + 1.5) }"'
@@ -111,6 +112,7 @@ check "stats --interval: outcomes are % of the interval's picks" \
 	eval '[ "${F[2]}" = 40.0% ] && [ "${G[1]}" = 2.50 ] && [ "${G[5]}" = 362ns ]'
 check "stats --interval: hook counters per second" \
 	eval 'grep "^# hook/s" "$OUT" | head -1 | awk -v e="$el" "{ x = 4000 / e; exit !(\$4 >= x - 1.5 && \$4 <= x + 1.5) }"'
+# shellcheck disable=SC2034 # read by the eval'd check below
 read -ra F <<<"$r2"
 check "stats --interval: no change in the 2nd interval gives 0/s and dashes" \
 	eval '[ "${F[1]}" = 0 ] && [ "${F[2]}" = - ]'
@@ -203,7 +205,9 @@ check "watch: terminal restored after Ctrl-C" \
 pid=$!
 wait_for grep -q "POLICY" "$OUT"
 kill -TERM "$pid"
-wait "$pid"; RC=$?
+wait "$pid"
+# shellcheck disable=SC2034 # read by the eval'd check below
+RC=$?
 check "watch without a tty: SIGTERM exits 0 and leaves the alternate screen" \
 	eval '[ $RC = 0 ] && grep -q "$(printf "\033\\[?1049l")" "$OUT"'
 

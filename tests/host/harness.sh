@@ -14,16 +14,11 @@ RUNNER=$TESTS_DIR/runner
 TMP=$(mktemp -d /tmp/wp-harness.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# shellcheck source=tests/tap.sh
+. "$TESTS_DIR/tap.sh"
 # check DESC CMD...: one TAP line from a command's status.
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else nok "$d"; fi
-}
-diag() { sed 's/^/# /'; }
+check() { tap_result "$@"; }
+diag() { tap_diag; }
 has() { grep -qE -- "$2" "$1" || { echo "missing /$2/ in $1:"; diag < "$1"; return 1; }; }
 hasnt() { ! grep -qE -- "$2" "$1" || { echo "unexpected /$2/ in $1:"; diag < "$1"; return 1; }; }
 
@@ -270,12 +265,11 @@ if [ -r /var/lib/wakeplace/kernels ]; then
 		check "resolve_kernel 6.1 follows /var/lib/wakeplace/kernels" \
 			test "$(resolve_kernel "$(kernel_label "$r")")" = "$r"
 	else
-		ok "resolve_kernel # SKIP /boot/vmlinuz-$r missing"
+		tap_skip resolve_kernel "/boot/vmlinuz-$r missing"
 	fi
 else
-	ok "resolve_kernel # SKIP no /var/lib/wakeplace/kernels (run scripts/setup)"
+	tap_skip resolve_kernel "no /var/lib/wakeplace/kernels (run scripts/setup)"
 fi
 check "resolve_kernel fails for an unknown kernel" eval '! resolve_kernel 0.99 >/dev/null'
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done

@@ -15,10 +15,11 @@ AWK=$ROOT/scripts/btf-layout.awk
 TMP=$(mktemp -d /tmp/wp-layout.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /'; }
+# shellcheck source=tests/tap.sh
+. "$ROOT/tests/tap.sh"
+ok() { tap_pass "$*"; }
+nok() { tap_fail "$*"; }
+diag() { tap_diag; }
 
 # A dump in bpftool's raw format: tabs before members, names in quotes
 # (with spaces for base types), key=value after the name.
@@ -152,9 +153,6 @@ for rel in $kernels; do
 	fi
 	break
 done
-[ "$found" = 1 ] || echo "ok $((n += 1)) - gen-layout on target kernels # SKIP no target kernel image or bpftool"
+[ "$found" = 1 ] || tap_skip "gen-layout on target kernels" "no target kernel image or bpftool"
 
-echo "1..$n"
-[ "$failed" = 0 ] && exit 0
-echo "# $failed of $n failed"
-exit 1
+tap_done

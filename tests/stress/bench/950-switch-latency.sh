@@ -24,9 +24,8 @@ STRESS=(stress-ng --affinity 1 --cpu-online 1 --futex 1 --switch 1
 
 # measure LABEL KO: one run; prints the summary line.
 measure() {
-	local label=$1 ko=$2 pols p t0 t1 n=0 bad=0 k v f
+	local label=$1 ko=$2 pols p t0 t1 n=0 bad=0 f
 	local -a ms
-	local -A sum
 	insmod "$ko" || fail "$label: insmod $ko failed"
 	read -r pols < /sys/kernel/wakeplace/available_policies
 	pols=${pols//[/}
