@@ -105,7 +105,7 @@ bool is_help_word(const char *s);
 int cmd_status(int argc, char **argv);		/* module.c */
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
-int last_dmesg_line(char *buf, size_t len);
+int last_dmesg_line(char *buf, size_t len);		/* klog.c */
 const char *explain_log(const char *line);
 
 int cmd_policy_list(int argc, char **argv);	/* policy.c */
