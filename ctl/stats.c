@@ -44,12 +44,9 @@ static const char *const ckeys[C_NKEYS] = {
 	"reverted", "switches", "rebuilds", "stale", "lat_dropped",
 };
 
-/* The outcomes, as shown in the tables, in this order. */
-static const int outcome[] = {
-	S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_FALLBACK, S_HANDBACK,
-	S_LOCAL,
-};
-_Static_assert(ARRAY_SIZE(outcome) == N_OUTCOMES, "N_OUTCOMES in stats.h");
+/* The outcomes' keys in stats/<policy>, in the order of the tables. */
+#define OUT_SKEY(v, e, name, col, tag, desc)	S_##e
+static const int outcome[N_OUTCOMES] = { WP_OUTCOMES(OUT_SKEY) };
 
 /* The quality counters, shown in % of tracked wakeups, in this order. */
 static const int quality[] = {
@@ -58,11 +55,10 @@ static const int quality[] = {
 _Static_assert(ARRAY_SIZE(quality) == N_QUALITY, "N_QUALITY in stats.h");
 
 /* The rows of latency/<policy> and latency_hist/<policy>, in this order. */
-static const char *const lat_row[] = {
-	"all", "target", "prev", "recent", "scan", "mask", "fallback",
-	"handback", "local",
+#define OUT_NAME(v, e, name, col, tag, desc)	#name
+static const char *const lat_row[LAT_ROWS] = {
+	"all", WP_OUTCOMES(OUT_NAME)
 };
-_Static_assert(ARRAY_SIZE(lat_row) == LAT_ROWS, "LAT_ROWS in stats.h");
 
 static const double lat_q[] = { 0.50, 0.90, 0.99, 0.999 };
 _Static_assert(ARRAY_SIZE(lat_q) == LAT_Q, "LAT_Q in stats.h");
@@ -586,10 +582,13 @@ const char *name_cell(char *nm, const char *name, bool active,
 	return "";
 }
 
+#define OUT_COLUMN(v, e, name, col, tag, desc)	col
 static const char *const outcome_hdr[N_OUTCOMES] = {
-	"TARGET", "PREV", "RECENT", "SCAN", "MASK", "FALLBK", "HANDBK",
-	"LOCAL",
+	WP_OUTCOMES(OUT_COLUMN)
 };
+
+#define OUT_TAG(v, e, name, col, tag, desc)	tag
+const char *const outcome_tag[N_OUTCOMES] = { WP_OUTCOMES(OUT_TAG) };
 
 static const char *const quality_hdr[N_QUALITY] = {
 	"STACKED", "DOUBLE", "MOVED", "MIGRATED", "MIG-LLC",
@@ -710,10 +709,8 @@ static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 
 static void j_derived(const struct derived *d)
 {
-	static const char *const names[N_OUTCOMES] = {
-		"target_pct", "prev_pct", "recent_pct", "scan_pct", "mask_pct",
-		"fallback_pct", "handback_pct", "local_pct",
-	};
+#define OUT_PCT(v, e, name, col, tag, desc)	#name "_pct"
+	static const char *const names[N_OUTCOMES] = { WP_OUTCOMES(OUT_PCT) };
 	static const char *const qnames[N_QUALITY] = {
 		"stacked_pct", "double_picks_pct", "moved_pct", "migrated_pct",
 		"migrated_llc_pct",

@@ -10,12 +10,19 @@
 
 #include "wakeplacectl.h"
 #include "llhist.h"
+#include "../module/outcomes.h"
 
-/* Lengths of the tables in stats.c (checked there). */
-#define N_OUTCOMES	8	/* outcome[]: the outcomes shown */
+/* The wakeup outcomes, in the module's order (module/outcomes.h). */
+#define CTL_OUT_ENUM(v, e, name, col, tag, desc)	O_##e
+enum { WP_OUTCOMES(CTL_OUT_ENUM), N_OUTCOMES };
+
+/* Lengths of the other tables in stats.c (checked there). */
 #define N_QUALITY	5	/* quality[]: the placement quality counters */
-#define LAT_ROWS	9	/* lat_row[]: rows of latency/<policy> */
+#define LAT_ROWS	(1 + N_OUTCOMES)	/* "all", then the outcomes */
 #define LAT_Q		4	/* lat_q[]: the latency percentiles shown */
+
+/* The outcomes' short column headers (watch). */
+extern const char *const outcome_tag[N_OUTCOMES];
 
 /* The keys of stats/<policy>, as named in skeys[] (stats.c). */
 enum {

@@ -90,12 +90,12 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 	static struct view v;
 	struct stats_args a = { .all = all };
 	double el = p ? c->t - p->t : NAN;
-	char b[16][32], nm[WP_NAME_MAX + 2];
-	const char *op[N_OUTCOMES], *n;
+	char b[16][32], nm[WP_NAME_MAX + 2], l[256];
+	const char *n;
 	const struct vrow *r;
 	const struct lat *la;
 	struct wrap w;
-	int i, k;
+	int i, k, o;
 
 	screen_size();
 	scr_line = 0;
@@ -130,19 +130,21 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 	wrap_end(&w);
 	sline("");
 	build_view(&a, c, p, true, true, &v);
-	sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
-	      "POLICY", "PICKS/s", "TGT", "PRV", "RCT", "SCN", "MSK", "FBK",
-	      "HBK", "LCL", "COST50", "COST99", "SHDW");
+	o = snprintf(l, sizeof(l), "%-11s %7s", "POLICY", "PICKS/s");
+	for (k = 0; k < N_OUTCOMES; k++)
+		o += snprintf(l + o, sizeof(l) - o, " %4s", outcome_tag[k]);
+	sline("%s %7s %7s %4s", l, "COST50", "COST99", "SHDW");
 	for (i = 0; i < v.n; i++) {
 		r = &v.r[i];
-		for (k = 0; k < N_OUTCOMES; k++)
-			op[k] = fitnum(b[k], r->d.out_pct[k], 0, "%", 4);
 		n = name_cell(nm, r->name, r->active, 11, scr_emit);
-		sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
-		      n, fitnum(b[8], r->s.v[S_PICKS] / r->per, 0, "", 7),
-		      op[0], op[1], op[2], op[3], op[4], op[5], op[6], op[7],
-		      fns(b[9], r->d.p50), fns(b[10], r->d.p99),
-		      fitnum(b[11], r->d.shadow_pct, 0, "%", 4));
+		o = snprintf(l, sizeof(l), "%-11s %7s", n,
+			     fitnum(b[0], r->s.v[S_PICKS] / r->per, 0, "", 7));
+		for (k = 0; k < N_OUTCOMES; k++)
+			o += snprintf(l + o, sizeof(l) - o, " %4s",
+				      fitnum(b[1], r->d.out_pct[k], 0, "%", 4));
+		sline("%s %7s %7s %4s", l, fns(b[2], r->d.p50),
+		      fns(b[3], r->d.p99),
+		      fitnum(b[4], r->d.shadow_pct, 0, "%", 4));
 	}
 	sline("");
 	sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", "POLICY",
