@@ -107,8 +107,8 @@ build/tools/checkpatch.pl:
 
 # Userspace C follows kernel style too, minus advice about kernel-only
 # helpers (__printf, __aligned, ARRAY_SIZE, kstrto*) that libc programs lack.
-USER_C := $(wildcard ctl/*.c ctl/*.h tests/tools/*.c bench-scripts/src/*.c \
-	bench-scripts/src/*.h)
+USER_C := $(wildcard ctl/*.c ctl/*.h lib/*.c lib/*.h tests/tools/*.c \
+	bench-scripts/src/*.c bench-scripts/src/*.h)
 USER_IGNORE := PREFER_DEFINED_ATTRIBUTE_MACRO,EMBEDDED_FUNCTION_NAME,ARRAY_SIZE,SSCANF_TO_KSTRTO
 
 style: $(CHECKPATCH)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wakeplacectl: stats show/reset/period and the live `watch` screen.
+ * wakeplacectl: stats show/reset/period/latency-sample; the snapshots,
+ * deltas and text layout that `watch` (watch.c) draws with too.
  *
  * Cost percentiles come from the log2 cost histogram (bucket i counts costs
  * in [2^i, 2^(i+1)) ns): the percentile's bucket is reported as its
@@ -17,29 +18,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "wakeplacectl.h"
 #include "llhist.h"
-
-enum {
-	S_PICKS, S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_CLAIM_LOST,
-	S_STALE_HINT, S_FALLBACK, S_HANDBACK, S_LOCAL, S_SCANNED, S_REMOTE_LINES,
-	S_CROSS_LLC, S_NOT_PREV, S_COST_SAMPLES, S_COST_NS,
-	S_SHADOW_COMPARED, S_SHADOW_AGREED,
-	/* from here on absent (null) with an older module */
-	S_TRACKED, S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED,
-	S_MIGRATED_LLC, S_NKEYS
-};
+#include "stats.h"
 
 static const char *const skeys[S_NKEYS] = {
 	"picks", "target", "prev", "recent", "scan", "mask", "claim_lost",
@@ -50,84 +39,36 @@ static const char *const skeys[S_NKEYS] = {
 	"migrated_llc",
 };
 
-enum {
-	C_CALLS, C_WAKEUPS, C_REDIRECTED, C_HANDED_BACK, C_CORRECTED, C_SLOW,
-	C_REVERTED, C_SWITCHES, C_REBUILDS, C_STALE,
-	/* from here on absent (null) with an older module */
-	C_LAT_DROPPED, C_NKEYS
-};
-
 static const char *const ckeys[C_NKEYS] = {
 	"calls", "wakeups", "redirected", "handed_back", "corrected", "slow",
 	"reverted", "switches", "rebuilds", "stale", "lat_dropped",
 };
 
-/* The outcomes, as shown in the tables, in this order. */
-static const int outcome[] = {
-	S_TARGET, S_PREV, S_RECENT, S_SCAN, S_MASK, S_FALLBACK, S_HANDBACK,
-	S_LOCAL,
-};
-#define N_OUTCOMES ((int)ARRAY_SIZE(outcome))
+/* The outcomes' keys in stats/<policy>, in the order of the tables. */
+#define OUT_SKEY(v, e, name, col, tag, desc)	S_##e
+static const int outcome[N_OUTCOMES] = { WP_OUTCOMES(OUT_SKEY) };
 
 /* The quality counters, shown in % of tracked wakeups, in this order. */
 static const int quality[] = {
 	S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED, S_MIGRATED_LLC,
 };
-#define N_QUALITY ((int)ARRAY_SIZE(quality))
+_Static_assert(ARRAY_SIZE(quality) == N_QUALITY, "N_QUALITY in stats.h");
 
 /* The rows of latency/<policy> and latency_hist/<policy>, in this order. */
-static const char *const lat_row[] = {
-	"all", "target", "prev", "recent", "scan", "mask", "fallback",
-	"handback", "local",
+#define OUT_NAME(v, e, name, col, tag, desc)	#name
+static const char *const lat_row[LAT_ROWS] = {
+	"all", WP_OUTCOMES(OUT_NAME)
 };
-#define LAT_ROWS ((int)ARRAY_SIZE(lat_row))
 
 static const double lat_q[] = { 0.50, 0.90, 0.99, 0.999 };
-#define LAT_Q ((int)ARRAY_SIZE(lat_q))
+_Static_assert(ARRAY_SIZE(lat_q) == LAT_Q, "LAT_Q in stats.h");
 
 static const char *const lat_qkey[LAT_Q] = {
 	"p50_ns", "p90_ns", "p99_ns", "p999_ns",
 };
 
-struct lat {
-	bool hist;			/* from latency_hist: h[] is valid */
-	uint64_t count[LAT_ROWS];
-	double pct[LAT_ROWS][LAT_Q];	/* ns; NAN without samples */
-	uint64_t h[LAT_ROWS][LLH_NBUCKETS];
-};
-
-struct pstats {
-	bool ok;
-	bool has[S_NKEYS];		/* key present in the file */
-	uint64_t v[S_NKEYS];
-	uint64_t scan_hist[WP_HIST];
-	uint64_t cost_hist[WP_HIST];
-	struct lat *lat;		/* NULL: no latency files */
-};
-
-struct snapshot {
-	double t;
-	struct wp_policies pol;
-	struct pstats st[WP_MAX_POLICIES];
-	bool have_ctr;
-	bool ctr_has[C_NKEYS];
-	uint64_t ctr[C_NKEYS];
-	char shadow[WP_NAME_MAX + 2];
-	char state[256];
-	char version[64];
-	long long period;
-	long long lat_sample;		/* -1: no latency_sample file */
-};
-
-struct derived {
-	double out_pct[N_OUTCOMES];
-	double scan_len, rl_per_pick, xllc_pct, notprev_pct;
-	double p50, p99, mean, shadow_pct;
-	double q_pct[N_QUALITY];
-};
-
 /* Lock-free atomics are async-signal-safe (C11 7.14.1.1). */
-static atomic_int stop_flag, winch_flag;
+atomic_int stop_flag, winch_flag;
 
 static void on_signal(int sig)
 {
@@ -137,7 +78,7 @@ static void on_signal(int sig)
 		stop_flag = 1;
 }
 
-static void catch_signals(void)
+void catch_signals(void)
 {
 	struct sigaction sa;
 
@@ -302,7 +243,7 @@ static struct lat *read_lat(const char *policy)
 	return NULL;
 }
 
-static void snapshot_release(struct snapshot *s)
+void snapshot_release(struct snapshot *s)
 {
 	int i;
 
@@ -312,7 +253,7 @@ static void snapshot_release(struct snapshot *s)
 	}
 }
 
-static int take_snapshot(struct snapshot *s)
+int take_snapshot(struct snapshot *s)
 {
 	char buf[WP_FILE_MAX], rel[WP_NAME_MAX + 16];
 	int i, rc;
@@ -357,7 +298,7 @@ static int take_snapshot(struct snapshot *s)
 	return 0;
 }
 
-static uint64_t sub(uint64_t cur, uint64_t prev)
+uint64_t sub(uint64_t cur, uint64_t prev)
 {
 	return cur >= prev ? cur - prev : cur;	/* reset in between */
 }
@@ -471,33 +412,6 @@ static void derive(const struct pstats *s, struct derived *d)
 			ratio(s->v[quality[i]], s->v[S_TRACKED], 100.0) : NAN;
 }
 
-/*
- * The policies a report shows, with the numbers it shows: cumulative, or
- * the deltas of an interval (rows own their delta's latency).
- */
-struct vrow {
-	const char *name;
-	bool active;
-	double per;		/* counts are shown divided by it, NAN: "-" */
-	struct pstats s;
-	struct derived d;
-	bool own;		/* s.lat is this row's */
-};
-
-struct view {
-	int n;
-	struct vrow r[WP_MAX_POLICIES];
-};
-
-struct stats_args {
-	bool all;
-	bool sel[WP_MAX_POLICIES];	/* --policy given for these */
-	bool any_sel;
-	bool outcomes;			/* --outcomes */
-	double interval;		/* 0: one cumulative report */
-	uint64_t count;			/* 0: until interrupted */
-};
-
 static bool shown(const struct stats_args *a, const struct snapshot *s,
 		  int i, uint64_t picks)
 {
@@ -511,7 +425,7 @@ static bool shown(const struct stats_args *a, const struct snapshot *s,
  * deltas since p per second; a policy new since p is shown cumulative with
  * unknown rates if keep_new, else left out.
  */
-static void build_view(const struct stats_args *a, const struct snapshot *c,
+void build_view(const struct stats_args *a, const struct snapshot *c,
 		       const struct snapshot *p, bool rates, bool keep_new,
 		       struct view *v)
 {
@@ -547,7 +461,7 @@ static void build_view(const struct stats_args *a, const struct snapshot *c,
 	}
 }
 
-static void view_free(struct view *v)
+void view_free(struct view *v)
 {
 	int i;
 
@@ -561,10 +475,6 @@ static void view_free(struct view *v)
  * Formatting: every text line fits in TEXT_W columns
  */
 
-#define TEXT_W	80
-
-typedef void (*emit_fn)(const char *line);
-
 static void out_line(const char *line)
 {
 	puts(line);
@@ -574,7 +484,7 @@ static void out_line(const char *line)
  * v with prec decimals and unit in at most w characters: fewer decimals,
  * then multiples k, M, G, T, P, E; "#" if even that does not fit.
  */
-static const char *fitnum(char *b, double v, int prec, const char *unit,
+const char *fitnum(char *b, double v, int prec, const char *unit,
 			  int w)
 {
 	static const char sfx[] = "kMGTPE";
@@ -596,7 +506,7 @@ static const char *fitnum(char *b, double v, int prec, const char *unit,
 }
 
 /* Nanoseconds in human units, at most 7 characters. */
-static const char *fns(char *b, double v)
+const char *fns(char *b, double v)
 {
 	if (isnan(v))
 		return "-";
@@ -609,16 +519,7 @@ static const char *fns(char *b, double v)
 	return fitnum(b, v / 1e9, 1, "s", 7);
 }
 
-/* Fields joined by two spaces, wrapped at TEXT_W; cont starts new lines. */
-struct wrap {
-	emit_fn emit;
-	const char *cont;
-	size_t n;
-	bool empty;		/* nothing but cont in b yet */
-	char b[TEXT_W + 1];
-};
-
-static void wrap_start(struct wrap *w, emit_fn emit, const char *cont)
+void wrap_start(struct wrap *w, emit_fn emit, const char *cont)
 {
 	w->emit = emit;
 	w->cont = cont;
@@ -627,7 +528,7 @@ static void wrap_start(struct wrap *w, emit_fn emit, const char *cont)
 	w->empty = true;
 }
 
-static void wrap_end(struct wrap *w)
+void wrap_end(struct wrap *w)
 {
 	if (!w->empty)
 		w->emit(w->b);
@@ -636,7 +537,7 @@ static void wrap_end(struct wrap *w)
 	w->empty = true;
 }
 
-static void wrap_add(struct wrap *w, const char *fmt, ...)
+void wrap_add(struct wrap *w, const char *fmt, ...)
 {
 	char f[1024], *s = f;
 	size_t len, room;
@@ -671,7 +572,7 @@ static void wrap_add(struct wrap *w, const char *fmt, ...)
 }
 
 /* The name column of a row: a wider name gets a line of its own. */
-static const char *name_cell(char *nm, const char *name, bool active,
+const char *name_cell(char *nm, const char *name, bool active,
 			     int width, emit_fn emit)
 {
 	sprintf(nm, "%s%s", name, active ? "*" : "");
@@ -681,10 +582,13 @@ static const char *name_cell(char *nm, const char *name, bool active,
 	return "";
 }
 
+#define OUT_COLUMN(v, e, name, col, tag, desc)	col
 static const char *const outcome_hdr[N_OUTCOMES] = {
-	"TARGET", "PREV", "RECENT", "SCAN", "MASK", "FALLBK", "HANDBK",
-	"LOCAL",
+	WP_OUTCOMES(OUT_COLUMN)
 };
+
+#define OUT_TAG(v, e, name, col, tag, desc)	tag
+const char *const outcome_tag[N_OUTCOMES] = { WP_OUTCOMES(OUT_TAG) };
 
 static const char *const quality_hdr[N_QUALITY] = {
 	"STACKED", "DOUBLE", "MOVED", "MIGRATED", "MIG-LLC",
@@ -805,10 +709,8 @@ static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 
 static void j_derived(const struct derived *d)
 {
-	static const char *const names[N_OUTCOMES] = {
-		"target_pct", "prev_pct", "recent_pct", "scan_pct", "mask_pct",
-		"fallback_pct", "handback_pct", "local_pct",
-	};
+#define OUT_PCT(v, e, name, col, tag, desc)	#name "_pct"
+	static const char *const names[N_OUTCOMES] = { WP_OUTCOMES(OUT_PCT) };
 	static const char *const qnames[N_QUALITY] = {
 		"stacked_pct", "double_picks_pct", "moved_pct", "migrated_pct",
 		"migrated_llc_pct",
@@ -927,7 +829,7 @@ static void j_lat_sample(long long v)
  * stats show
  */
 
-static int parse_interval(const char *s, double *d)
+int parse_interval(const char *s, double *d)
 {
 	char *end;
 
@@ -996,7 +898,7 @@ static int parse_stats_args(int argc, char **argv, struct stats_args *a)
 	return 0;
 }
 
-static const char *active_name(const struct snapshot *s)
+const char *active_name(const struct snapshot *s)
 {
 	return s->pol.active >= 0 ? s->pol.name[s->pol.active] : NULL;
 }
@@ -1279,246 +1181,4 @@ int cmd_stats_latency_sample(int argc, char **argv)
 	else if (argc < 2 || g.verbose)
 		printf("latency_sample: 0 (latency tracking off)\n");
 	return 0;
-}
-
-/* ------------------------------------------------------------------------
- * watch
- */
-
-static struct termios saved_tio;
-static bool tio_saved;
-static int scr_cols = 80, scr_rows = 24, scr_line;
-
-static void screen_size(void)
-{
-	struct winsize ws;
-
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col &&
-	    ws.ws_row) {
-		scr_cols = ws.ws_col;
-		scr_rows = ws.ws_row;
-	}
-}
-
-static void term_enter(void)
-{
-	struct termios t;
-
-	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
-		tio_saved = true;
-		t = saved_tio;
-		t.c_lflag &= ~(ICANON | ECHO);
-		t.c_cc[VMIN] = 0;
-		t.c_cc[VTIME] = 0;
-		tcsetattr(STDIN_FILENO, TCSANOW, &t);
-	}
-	/* alternate screen, hide cursor */
-	fputs("\033[?1049h\033[?25l", stdout);
-	fflush(stdout);
-}
-
-static void term_leave(void)
-{
-	fputs("\033[?25h\033[?1049l", stdout);
-	fflush(stdout);
-	if (tio_saved)
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
-	tio_saved = false;
-}
-
-/* One screen line, cut to the width; nothing beyond the last row. */
-static void sline(const char *fmt, ...)
-{
-	char b[1024];
-	va_list ap;
-
-	if (scr_line >= scr_rows - 1)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(b), fmt, ap);
-	va_end(ap);
-	if ((int)strlen(b) > scr_cols)
-		b[scr_cols] = '\0';
-	fputs(b, stdout);
-	fputs("\033[K\n", stdout);
-	scr_line++;
-}
-
-static void scr_emit(const char *line)
-{
-	sline("%s", line);
-}
-
-/*
- * 80 columns: an 11-character name (10 + "*"; a longer one gets a line of
- * its own), then the interval's rates, outcome mix and cost; below, the
- * interval's wakeup latency and placement quality.
- */
-static void draw(const struct snapshot *c, const struct snapshot *p,
-		 bool all, double interval)
-{
-	static struct view v;
-	struct stats_args a = { .all = all };
-	double el = p ? c->t - p->t : NAN;
-	char b[16][32], nm[WP_NAME_MAX + 2];
-	const char *op[N_OUTCOMES], *n;
-	const struct vrow *r;
-	const struct lat *la;
-	struct wrap w;
-	int i, k;
-
-	screen_size();
-	scr_line = 0;
-	fputs("\033[H", stdout);
-	wrap_start(&w, scr_emit, "  ");
-	wrap_add(&w, "wakeplace %s", c->version);
-	wrap_add(&w, "policy: %s", active_name(c) ? active_name(c) : "?");
-	wrap_add(&w, "shadow: %s", c->shadow);
-	wrap_add(&w, "state: %s", c->state);
-	wrap_end(&w);
-	wrap_start(&w, scr_emit, "  ");
-	wrap_add(&w, "every %.1fs", interval);
-	if (c->have_ctr && p && p->have_ctr) {
-		wrap_add(&w, "calls/s %s", fitnum(b[0], sub(c->ctr[C_CALLS],
-				p->ctr[C_CALLS]) / el, 0, "", 20));
-		wrap_add(&w, "redirected/s %s", fitnum(b[1],
-			 sub(c->ctr[C_REDIRECTED], p->ctr[C_REDIRECTED]) / el,
-			 0, "", 20));
-		wrap_add(&w, "handed_back/s %s", fitnum(b[2],
-			 sub(c->ctr[C_HANDED_BACK], p->ctr[C_HANDED_BACK]) / el,
-			 0, "", 20));
-		wrap_add(&w, "corrected %llu",
-			 (unsigned long long)c->ctr[C_CORRECTED]);
-		wrap_add(&w, "reverted %llu",
-			 (unsigned long long)c->ctr[C_REVERTED]);
-		if (c->ctr_has[C_LAT_DROPPED])
-			wrap_add(&w, "lat_dropped %llu",
-				 (unsigned long long)c->ctr[C_LAT_DROPPED]);
-	} else {
-		wrap_add(&w, "(rates after the first interval)");
-	}
-	wrap_end(&w);
-	sline("");
-	build_view(&a, c, p, true, true, &v);
-	sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
-	      "POLICY", "PICKS/s", "TGT", "PRV", "RCT", "SCN", "MSK", "FBK",
-	      "HBK", "LCL", "COST50", "COST99", "SHDW");
-	for (i = 0; i < v.n; i++) {
-		r = &v.r[i];
-		for (k = 0; k < N_OUTCOMES; k++)
-			op[k] = fitnum(b[k], r->d.out_pct[k], 0, "%", 4);
-		n = name_cell(nm, r->name, r->active, 11, scr_emit);
-		sline("%-11s %7s %4s %4s %4s %4s %4s %4s %4s %4s %7s %7s %4s",
-		      n, fitnum(b[8], r->s.v[S_PICKS] / r->per, 0, "", 7),
-		      op[0], op[1], op[2], op[3], op[4], op[5], op[6], op[7],
-		      fns(b[9], r->d.p50), fns(b[10], r->d.p99),
-		      fitnum(b[11], r->d.shadow_pct, 0, "%", 4));
-	}
-	sline("");
-	sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", "POLICY",
-	      "TRACKED/s", "LAT50", "LAT99", "LAT99.9", "STACK", "DOUBLE",
-	      "MOVED", "MIGR", "MIGLLC");
-	for (i = 0; i < v.n; i++) {
-		r = &v.r[i];
-		la = r->s.lat;
-		n = name_cell(nm, r->name, r->active, 11, scr_emit);
-		sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", n,
-		      la ? fitnum(b[0], la->count[0] / r->per, 0, "", 9) : "-",
-		      la ? fns(b[1], la->pct[0][0]) : "-",
-		      la ? fns(b[2], la->pct[0][2]) : "-",
-		      la ? fns(b[3], la->pct[0][3]) : "-",
-		      fitnum(b[4], r->d.q_pct[0], 1, "%", 6),
-		      fitnum(b[5], r->d.q_pct[1], 1, "%", 6),
-		      fitnum(b[6], r->d.q_pct[2], 1, "%", 6),
-		      fitnum(b[7], r->d.q_pct[3], 1, "%", 6),
-		      fitnum(b[8], r->d.q_pct[4], 1, "%", 6));
-	}
-	view_free(&v);
-	sline("");
-	sline("q quit  a %s  (* active; %% of the interval's picks)",
-	      all ? "busy policies only" : "all policies");
-	fputs("\033[J", stdout);
-	fflush(stdout);
-}
-
-int cmd_watch(int argc, char **argv)
-{
-	static struct snapshot snap[2];
-	struct snapshot *cur = &snap[0], *prev = &snap[1], *tmp;
-	bool all = false, have_prev = false, in_ok = true;
-	double interval = 1.0, next;
-	char *val;
-	int i, rc = 0;
-
-	for (i = 1; i < argc; i++) {
-		if (opt_match(&i, argc, argv, "--interval", "-i", &val, &rc)) {
-			if (rc)
-				return rc;
-			rc = parse_interval(val, &interval);
-			if (rc)
-				return rc;
-		} else if (opt_match(&i, argc, argv, "--all", "-a", NULL,
-				     &rc)) {
-			all = true;
-		} else {
-			return usage_err("unknown watch argument '%s'; see `wakeplacectl watch help`",
-					 argv[i]);
-		}
-	}
-	if (g.json)
-		return usage_err("watch has no JSON output; use `wakeplacectl -j stats --interval S --count N`");
-	rc = take_snapshot(cur);
-	if (rc)
-		return rc;
-	catch_signals();
-	term_enter();
-	draw(cur, NULL, all, interval);
-	next = cur->t + interval;
-	while (!stop_flag) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-		double left = next - now_mono();
-		char ch[64];
-		ssize_t n;
-
-		if (left <= 0) {
-			tmp = prev;
-			prev = cur;
-			cur = tmp;
-			rc = take_snapshot(cur);
-			if (rc)
-				break;
-			have_prev = true;
-			draw(cur, prev, all, interval);
-			next += interval;
-			if (next < now_mono())
-				next = now_mono() + interval;
-			continue;
-		}
-		if (winch_flag) {
-			winch_flag = 0;
-			draw(cur, have_prev ? prev : NULL, all, interval);
-		}
-		if (poll(&pfd, in_ok ? 1 : 0, (int)(left * 1000) + 1) <= 0)
-			continue;
-		n = read(STDIN_FILENO, ch, sizeof(ch));
-		if (n <= 0) {
-			in_ok = false;	/* EOF: only signals end it now */
-			continue;
-		}
-		for (i = 0; i < n; i++) {
-			if (ch[i] == 'q' || ch[i] == 'Q' || ch[i] == 3)
-				stop_flag = 1;
-			else if (ch[i] == 'a' || ch[i] == 'A')
-				all = !all;
-		}
-		if (!stop_flag)
-			draw(cur, have_prev ? prev : NULL, all, interval);
-	}
-	term_leave();
-	snapshot_release(cur);
-	snapshot_release(prev);
-	if (rc)
-		fprintf(stderr, "wakeplacectl: watch stopped: %s\n",
-			error_message());
-	return rc;
 }

@@ -43,7 +43,7 @@ struct wp_opts {
 
 extern struct wp_opts g;
 
-/* ---- errors (util.c) ---- */
+/* ---- errors (err.c) ---- */
 int fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -52,7 +52,7 @@ int read_err(const char *rel, int err);
 void verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *error_message(void);
 
-/* ---- files (util.c) ---- */
+/* ---- files (files.c) ---- */
 double now_mono(void);
 int read_path(const char *path, char *buf, size_t len);
 int read_attr(const char *rel, char *buf, size_t len);
@@ -62,7 +62,7 @@ bool module_loaded(void);
 int need_module(void);
 char *trim(char *s);
 
-/* ---- names, policies, tunables (util.c) ---- */
+/* ---- names, policies, tunables (model.c) ---- */
 struct wp_policies {
 	int n;
 	int active;		/* index into name[], -1 if unknown */
@@ -82,7 +82,7 @@ int load_tunables(const char *policy, struct wp_tunable *t, int *n);
 int parse_ll(const char *s, long long *v);
 int parse_u64(const char *s, uint64_t *v);
 
-/* ---- JSON writer (util.c) ---- */
+/* ---- the JSON document, -j (jsondoc.c) ---- */
 void json_start(void);
 void json_finish(int rc);
 void j_obj(const char *key);
@@ -105,7 +105,7 @@ bool is_help_word(const char *s);
 int cmd_status(int argc, char **argv);		/* module.c */
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
-int last_dmesg_line(char *buf, size_t len);
+int last_dmesg_line(char *buf, size_t len);		/* klog.c */
 const char *explain_log(const char *line);
 
 int cmd_policy_list(int argc, char **argv);	/* policy.c */
@@ -120,7 +120,7 @@ int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
 int cmd_stats_latency_sample(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
+int cmd_watch(int argc, char **argv);		/* watch.c */
 
 /* ---- help texts (wakeplacectl.c) ---- */
 void help_object(const char *obj);

@@ -31,6 +31,7 @@
 #include <math.h>
 
 #include "wpcommon.h"
+#include "json.h"
 
 enum kind { K_THR, K_TIME, K_HIST, K_INFO };
 
@@ -1084,99 +1085,80 @@ static void print_lkp(FILE *f)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.10g", v);
-	else
-		fputs("null", f);
-}
-
+/*
+ * The JSON report: the header and the lists one member a line, each row
+ * and block one line of its own.
+ */
 static int print_json(FILE *f, int with_blocks)
 {
+	struct json j;
 	int i, nreg = 0;
 
 	for (i = 0; i < nrows; i++)
 		nreg += rows[i].regress;
-	fprintf(f, "{\n  \"tool\": \"wpstats\",\n  \"format\": 1,\n  \"baseline\": ");
-	if (baseline)
-		json_str(f, baseline);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n  \"seed\": %llu,\n  \"resamples\": %d,\n  \"confidence\": %g,\n  \"min_pairs\": %d,\n  \"fail_if_regress_pct\": ",
-		(unsigned long long)seed, resamples, conf, min_pairs);
-	json_num(f, fail_pct >= 0 ? fail_pct : NAN);
-	fprintf(f, ",\n  \"regressions\": %d,\n  \"rows\": [", nreg);
+	json_init(&j, f, JSON_LINES, JSON_EMPTY_BREAK);
+	json_obj(&j, NULL);
+	json_str(&j, "tool", "wpstats");
+	json_i64(&j, "format", 1);
+	json_str(&j, "baseline", baseline);
+	json_u64(&j, "seed", seed);
+	json_i64(&j, "resamples", resamples);
+	json_gnum(&j, "confidence", conf, 6);
+	json_i64(&j, "min_pairs", min_pairs);
+	json_gnum(&j, "fail_if_regress_pct", fail_pct >= 0 ? fail_pct : NAN,
+		  10);
+	json_i64(&j, "regressions", nreg);
+	json_arr(&j, "rows");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
+		bool aa = !strcmp(r->role, "aa");
 
-		fprintf(f, "%s\n    {\"workload\": ", i ? "," : "");
-		json_str(f, r->g->workload);
-		fputs(", \"level\": ", f);
-		json_str(f, r->g->level);
-		fputs(", \"metric\": ", f);
-		json_str(f, r->metric);
-		fprintf(f, ", \"better\": \"%s\", \"mean_kind\": \"%s\", \"unit\": ", r->g->def->higher ? "higher" : "lower",
-			mean_name(r));
-		json_str(f, r->g->def->unit);
-		fputs(", \"policy\": ", f);
-		json_str(f, r->policy);
-		fprintf(f, ", \"role\": \"%s\", \"n\": %d, \"samples\": %ld, \"mean\": ", r->role, r->n, r->samples);
-		json_num(f, !strcmp(r->role, "aa") ? NAN : r->mean);
-		fputs(", \"cv_pct\": ", f);
-		json_num(f, r->cv);
-		fputs(", \"ratio\": ", f);
-		json_num(f, !strcmp(r->role, "aa") ? NAN : r->ratio);
-		fprintf(f, ", \"pairs\": %d, \"gmean\": ", r->pairs);
-		json_num(f, r->gmean);
-		fputs(", \"ci_lo\": ", f);
-		json_num(f, r->lo);
-		fputs(", \"ci_hi\": ", f);
-		json_num(f, r->hi);
-		fprintf(f, ", \"significant\": %s, \"regression\": %s}",
-			r->sig ? "true" : "false",
-			r->regress ? "true" : "false");
+		json_obj_styled(&j, NULL, JSON_SPACED);
+		json_str(&j, "workload", r->g->workload);
+		json_str(&j, "level", r->g->level);
+		json_str(&j, "metric", r->metric);
+		json_str(&j, "better", r->g->def->higher ? "higher" : "lower");
+		json_str(&j, "mean_kind", mean_name(r));
+		json_str(&j, "unit", r->g->def->unit);
+		json_str(&j, "policy", r->policy);
+		json_str(&j, "role", r->role);
+		json_i64(&j, "n", r->n);
+		json_i64(&j, "samples", r->samples);
+		json_gnum(&j, "mean", aa ? NAN : r->mean, 10);
+		json_gnum(&j, "cv_pct", r->cv, 10);
+		json_gnum(&j, "ratio", aa ? NAN : r->ratio, 10);
+		json_i64(&j, "pairs", r->pairs);
+		json_gnum(&j, "gmean", r->gmean, 10);
+		json_gnum(&j, "ci_lo", r->lo, 10);
+		json_gnum(&j, "ci_hi", r->hi, 10);
+		json_bool(&j, "significant", r->sig);
+		json_bool(&j, "regression", r->regress);
+		json_end(&j);
 	}
-	fputs("\n  ]", f);
+	json_end(&j);
 	if (with_blocks) {
-		fputs(",\n  \"blocks\": [", f);
+		json_arr(&j, "blocks");
 		for (i = 0; i < nblocks; i++) {
 			const struct block *b = &blocks[i];
 			const struct group *g = &groups[b->group];
 
-			fprintf(f, "%s\n    {\"block\": %ld, \"rep\": %ld, \"policy\": ", i ? "," : "", b->id, b->rep);
-			json_str(f, policies[b->policy]);
-			fputs(", \"workload\": ", f);
-			json_str(f, g->workload);
-			fputs(", \"level\": ", f);
-			json_str(f, g->level);
-			fputs(", \"metric\": ", f);
-			json_str(f, g->def->kind == K_HIST ?
+			json_obj_styled(&j, NULL, JSON_SPACED);
+			json_i64(&j, "block", b->id);
+			json_i64(&j, "rep", b->rep);
+			json_str(&j, "policy", policies[b->policy]);
+			json_str(&j, "workload", g->workload);
+			json_str(&j, "level", g->level);
+			json_str(&j, "metric", g->def->kind == K_HIST ?
 					hist_row_name(&groups[b->group], 2) :
 					g->metric);
-			fprintf(f, ", \"samples\": %ld, \"value\": ", b->n);
-			json_num(f, block_value(b, 0.99));
-			fputc('}', f);
+			json_i64(&j, "samples", b->n);
+			json_gnum(&j, "value", block_value(b, 0.99), 10);
+			json_end(&j);
 		}
-		fputs("\n  ]", f);
+		json_end(&j);
 	}
-	fputs("\n}\n", f);
+	json_end(&j);
+	fputc('\n', f);
 	return nreg;
 }
 
