@@ -33,7 +33,7 @@ module: $(BUILD)/$(MODNAME).ko
 # the kernel Makefile's compiler probes, which under QEMU TCG, where the
 # install tests run, takes minutes for nothing when the module is built.
 $(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild Makefile scripts/gen-layout scripts/btf-layout.awk \
-		$(if $(W)$(C)$(WP_FORCE),FORCE)
+		VERSION module/kernels scripts/gen-version $(if $(W)$(C)$(WP_FORCE),FORCE)
 	@if [ ! -d "$(KDIR)" ]; then \
 		echo "wakeplace: no kernel headers for $(KVER) at $(KDIR)." >&2; \
 		echo "  installed: $$(ls /lib/modules 2>/dev/null | tr '\n' ' ')" >&2; \
@@ -47,6 +47,7 @@ $(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild Makefile scripts/gen-layout scripts/btf-l
 	    [ scripts/btf-layout.awk -nt $(BUILD)/module/generated/wp_layout.h ]; then \
 		echo "  GEN     $(BUILD)/module/generated/wp_layout.h"; \
 		scripts/gen-layout $(KVER) $(BUILD)/module/generated/wp_layout.h; fi
+	@scripts/gen-version module $(BUILD)/module/generated
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(if $(WP_TEST),WP_TEST=y) \
 		WP_MODNAME=$(MODNAME) modules
 

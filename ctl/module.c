@@ -14,8 +14,8 @@
 
 #include "wakeplacectl.h"
 
-/* Kernel flavours the module has a compat layer for (module/compat.h). */
-static const char *const flavours[] = { "6.1", "6.12", NULL };
+/* Kernel flavours the module supports (module/kernels). */
+static const char *const flavours[] = { WP_CTL_FLAVOURS, NULL };
 
 /* "6.12.95+deb12-amd64" -> "6.12" */
 static void flavour_of(const char *release, char *fl, size_t len)
@@ -108,7 +108,8 @@ static int status_not_loaded(const char *running)
 	}
 	printf("module:      not loaded (%s does not exist)\n", g.root);
 	printf("kernel:      %s (%s)\n", running,
-	       sup ? "supported" : "not supported: the module supports 6.1 and 6.12 kernels");
+	       sup ? "supported" :
+	       "not supported: the module supports " WP_CTL_KERNELS_TEXT " kernels");
 	if (have_log)
 		printf("last log:    %s\n", log);
 	if (why)

@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define WP_CTL_VERSION	"0.1.0"
+/* WP_CTL_VERSION and the supported kernels: made by scripts/gen-version. */
+#include "generated/version.h"
+
 #define WP_DEFAULT_ROOT	"/sys/kernel/wakeplace"
 #define WP_NAME_MAX	64	/* longest policy/tunable name accepted */
 #define WP_ARG_MAX	4096	/* longest command line argument accepted */

@@ -15,15 +15,11 @@
 #include <linux/ftrace.h>
 #include <linux/sched/topology.h>
 
-#if LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 12
-#define WP_FLAVOUR		"6.12"
-#define WP_K612			1
-#elif LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 1
-#define WP_FLAVOUR		"6.1"
-#define WP_K612			0
-#else
-#error "wakeplace supports Linux 6.1 and 6.12 only"
-#endif
+/* WP_FLAVOUR, and the refusal of any series not listed in module/kernels. */
+#include "generated/wp_kernels.h"
+
+/* Below, a 6.12 layer and the older 6.1 one. */
+#define WP_K612			(LINUX_VERSION_MAJOR == 6 && LINUX_VERSION_PATCHLEVEL == 12)
 
 /* WF_* are private to kernel/sched/sched.h; same values in both. */
 #define WP_WF_TTWU		0x08

@@ -14,7 +14,8 @@
 #include <linux/mutex.h>
 #include "outcomes.h"
 
-#define WP_VERSION		"0.1.0"
+#include "generated/wp_version.h"	/* WP_VERSION, from VERSION */
+
 #define WP_NAME_MAX		32
 #define WP_MAX_TUNABLES		8
 #define WP_HIST_BUCKETS		32

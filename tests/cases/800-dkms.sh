@@ -10,8 +10,8 @@ rel=$(uname -r)
 # The release as a literal in a regex: 6.12.95+deb12-amd64 has a "+".
 rel_re=${rel//./\\.}
 rel_re=${rel_re//+/\\+}
-ver=$(sed -n 's/^#define WP_VERSION[[:space:]]*"\(.*\)".*/\1/p' "$WP_ROOT/module/wakeplace.h")
-[ -n "$ver" ] || fail "cannot read WP_VERSION"
+ver=$("$WP_ROOT/scripts/gen-version" version)
+[ -n "$ver" ] || fail "cannot read VERSION"
 [ -d "/lib/modules/$rel/build/include" ] || skip "no headers for $rel in the guest"
 # A DKMS build under TCG takes minutes and does not depend on the CPU
 # topology: once per kernel, in its llc2 guest.

@@ -22,7 +22,7 @@ check() { tap_result_out "$@"; }	# DESC CMD...: CMD's output shows on failure
 tmp=$(mktemp -d /tmp/wp-admin-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-ver=$(sed -n 's/^#define WP_VERSION[[:space:]]*"\(.*\)".*/\1/p' module/wakeplace.h)
+ver=$(scripts/gen-version version)
 
 # Supported kernels installed here (headers present).
 kernels=()
@@ -39,7 +39,7 @@ for r in "${kernels[@]}"; do
 done
 
 # ---- dkms.conf -------------------------------------------------------------
-check "dkms.conf PACKAGE_VERSION equals WP_VERSION ($ver)" \
+check "dkms.conf PACKAGE_VERSION equals VERSION ($ver)" \
 	grep -qx "PACKAGE_VERSION=\"$ver\"" dkms.conf
 dkconf() { # RELEASE VAR: a dkms.conf value as DKMS reads it
 	kernelver=$1 bash -c '. ./dkms.conf; eval "echo \"\${$0}\""' "$2"
