@@ -47,10 +47,13 @@ rate_vs_hist() {
 }
 
 # ---- warning-free build ---------------------------------------------------------
+# wpstats links the JSON writer it shares with wakeplacectl (lib/).
 for p in rr chat wakelat wpstats; do
+	extra=()
+	[ "$p" = wpstats ] && extra=(-I"$BENCH/../lib" "$BENCH/../lib/json.c")
 	check "$p.c builds with -std=gnu11 -Wall -Wextra -Werror -O2" \
 		gcc -std=gnu11 -Wall -Wextra -Werror -O2 -pthread \
-			-o "$TMPD/$p" "$BENCH/src/$p.c" -lm
+			-o "$TMPD/$p" "$BENCH/src/$p.c" "${extra[@]}" -lm
 done
 
 # ---- rr ---------------------------------------------------------------------------

@@ -36,7 +36,7 @@ tree() {
 	local t=$TMP/$1 f
 	mkdir -p "$t/module/policies" "$t/docs" "$t/scripts"
 	cp "$ROOT"/module/policies/*.c "$ROOT"/module/policies/list.h "$t/module/policies/"
-	cp "$ROOT/module/wakeplace.h" "$t/module/"
+	cp "$ROOT/VERSION" "$t/"
 	cp "$ROOT/scripts/gen-docs" "$t/scripts/"
 	for f in $DOCS; do cp "$ROOT/$f" "$t/$f"; done
 	echo "$t"

@@ -165,6 +165,7 @@ fi
 check "ctl/wakeplacectl.8 has no version of its own (.TH source \"wakeplace\")" \
 	grep -Eq '^\.TH WAKEPLACECTL 8 "[^"]*" "wakeplace" ' ctl/wakeplacectl.8
 if make -s -C ctl install DESTDIR="$tmp/inst" PREFIX=/usr >"$tmp/inst.out" 2>&1; then
+	# shellcheck disable=SC2034 # read by the eval'd check below
 	man=$tmp/inst/usr/share/man/man8/wakeplacectl.8
 	check "the installed man page says \"wakeplace $ver\" and is otherwise the source" eval '
 		grep -Eq "^\.TH WAKEPLACECTL 8 \"[^\"]*\" \"wakeplace $ver\" " "$man" &&
@@ -218,6 +219,7 @@ else
 	# Registers the sources, then skips the only (headerless) kernel.
 	dk=$tmp/dkms
 	rc=0
+	# shellcheck disable=SC2034 # read by the eval'd check below
 	WP_DKMS_ROOT=$dk packaging/dkms-install 5.10.0-0-none > "$tmp/dkms.out" 2>&1 || rc=$?
 	src=$dk/src/wakeplace-$ver
 	check "dkms-install registers $src with VERSION, module/kernels, the generator" eval '
@@ -243,6 +245,7 @@ fi
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 	# bench-scripts/pickcost maps a test kernel's short name (scripts/setup's
 	# list, as tests/check does), not what the module supports.
+	# shellcheck disable=SC2034 # read by the eval'd check below
 	code=(':!docs/' ':!tests/' ':!ctl/test-lib.sh' ':!VERSION' ':!module/kernels'
 	      ':!dkms.conf' ":!$gen" ':!*.md' ':!bench-scripts/pickcost')
 	check "no file of the code hard-codes the version $ver" eval '
