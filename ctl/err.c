@@ -39,16 +39,6 @@ int fail(int code, const char *fmt, ...)
 	return code;
 }
 
-int usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(fmt, ap);
-	va_end(ap);
-	return EX_USAGE;
-}
-
 void verbose(const char *fmt, ...)
 {
 	va_list ap;

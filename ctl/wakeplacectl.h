@@ -48,7 +48,8 @@ extern struct wp_opts g;
 /* ---- errors (err.c) ---- */
 int fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error: fail() with EX_USAGE (the message is checked the same). */
+#define usage_err(...)	fail(EX_USAGE, __VA_ARGS__)
 int write_err(const char *rel, int err, const char *fix);
 int read_err(const char *rel, int err);
 void verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

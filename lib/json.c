@@ -5,6 +5,7 @@
  * beyond keeping the writer's arrays in bounds.
  */
 #include <math.h>
+#include <stdarg.h>
 
 #include "json.h"
 
@@ -124,20 +125,28 @@ void json_str(struct json *j, const char *key, const char *val)
 		fputs("null", j->f);
 }
 
-void json_u64(struct json *j, const char *key, uint64_t v)
+/* A scalar member written by printf; every number and literal goes here. */
+static void __attribute__((format(printf, 3, 4)))
+json_fmt(struct json *j, const char *key, const char *fmt, ...)
 {
+	va_list ap;
+
 	if (!j->f)
 		return;
 	json_prefix(j, key);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	va_start(ap, fmt);
+	vfprintf(j->f, fmt, ap);
+	va_end(ap);
+}
+
+void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_fmt(j, key, "%llu", (unsigned long long)v);
 }
 
 void json_i64(struct json *j, const char *key, long long v)
 {
-	if (!j->f)
-		return;
-	json_prefix(j, key);
-	fprintf(j->f, "%lld", v);
+	json_fmt(j, key, "%lld", v);
 }
 
 /*
@@ -146,39 +155,27 @@ void json_i64(struct json *j, const char *key, long long v)
  */
 void json_fixed(struct json *j, const char *key, double v, int prec)
 {
-	if (!j->f)
-		return;
-	json_prefix(j, key);
 	if (v != v || v > 1e300 || v < -1e300)
-		fputs("null", j->f);
+		json_fmt(j, key, "null");
 	else
-		fprintf(j->f, "%.*f", prec, v);
+		json_fmt(j, key, "%.*f", prec, v);
 }
 
 /* A number with digits significant digits (%g); null when not finite. */
 void json_gnum(struct json *j, const char *key, double v, int digits)
 {
-	if (!j->f)
-		return;
-	json_prefix(j, key);
 	if (isfinite(v))
-		fprintf(j->f, "%.*g", digits, v);
+		json_fmt(j, key, "%.*g", digits, v);
 	else
-		fputs("null", j->f);
+		json_fmt(j, key, "null");
 }
 
 void json_bool(struct json *j, const char *key, bool v)
 {
-	if (!j->f)
-		return;
-	json_prefix(j, key);
-	fputs(v ? "true" : "false", j->f);
+	json_fmt(j, key, "%s", v ? "true" : "false");
 }
 
 void json_null(struct json *j, const char *key)
 {
-	if (!j->f)
-		return;
-	json_prefix(j, key);
-	fputs("null", j->f);
+	json_fmt(j, key, "null");
 }

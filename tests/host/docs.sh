@@ -109,24 +109,27 @@ check "a changed \"For the docs\" comment reaches perf.md" eval '
 	stale "$t" >/dev/null && grep -q "^| \`prevsmt\` |.*| Rik van Riel |$" "$t/docs/perf.md"'
 
 # ---- what the generator refuses, writing nothing -----------------------------
-t=$(tree nodesc)
-sed -i '/\.description = /d' "$t/module/policies/prevsmt.c"
-check "a policy without a description: fails naming it, writes nothing" refuses "$t" "prevsmt.c.*no .description"
-t=$(tree nomeaning)
-sed -i '/^ \* tunable min_depth:/d' "$t/module/policies/util.c"
-check "a tunable without a meaning: fails, writes nothing" refuses "$t" "min_depth of util has no"
-t=$(tree nofile)
-echo 'WP_POLICY(newpol)' >> "$t/module/policies/list.h"
-check "a policy of list.h without its file: fails, writes nothing" refuses "$t" "no module/policies/newpol.c"
-t=$(tree badname)
-sed -i 's/\.name = "idlecore"/.name = "idlecores"/' "$t/module/policies/idlecore.c"
-check "a .name other than the file's: fails, writes nothing" refuses "$t" "is not \"idlecore\""
-t=$(tree badkey)
-sed -i 's/^ \* idea: van Riel$/ * ideas: van Riel/' "$t/module/policies/prevsmt.c"
-check "an unknown key in the \"For the docs\" comment: fails, writes nothing" refuses "$t" "prevsmt.c:.*expected"
-t=$(tree nomarker)
-sed -i '/END generated: tunables/d' "$t/docs/sysfs-kernel-wakeplace"
-check "a missing END marker: fails, writes nothing" refuses "$t" "no \"END generated: tunables\""
+# refused DESC PATTERN FILE SED: a copy whose FILE is edited by SED is refused
+# with PATTERN in the message, and no document changes.
+refused() {
+	local t
+	t=$(tree "refused$((++nref))")
+	sed -i "$4" "$t/$3"
+	check "$1" refuses "$t" "$2"
+}
+nref=0
+refused "a policy without a description: fails naming it, writes nothing" \
+	"prevsmt.c.*no .description" module/policies/prevsmt.c '/\.description = /d'
+refused "a tunable without a meaning: fails, writes nothing" \
+	"min_depth of util has no" module/policies/util.c '/^ \* tunable min_depth:/d'
+refused "a policy of list.h without its file: fails, writes nothing" \
+	"no module/policies/newpol.c" module/policies/list.h '$a WP_POLICY(newpol)'
+refused "a .name other than the file's: fails, writes nothing" \
+	"is not \"idlecore\"" module/policies/idlecore.c 's/\.name = "idlecore"/.name = "idlecores"/'
+refused "an unknown key in the \"For the docs\" comment: fails, writes nothing" \
+	"prevsmt.c:.*expected" module/policies/prevsmt.c 's/^ \* idea: van Riel$/ * ideas: van Riel/'
+refused "a missing END marker: fails, writes nothing" \
+	"no \"END generated: tunables\"" docs/sysfs-kernel-wakeplace '/END generated: tunables/d'
 
 # ---- the rest does not list policies by hand ---------------------------------
 check "the bash completion reads the policy names at run time" eval '
