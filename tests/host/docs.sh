@@ -19,17 +19,11 @@ TMP=$(mktemp -d /tmp/wp-docs.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 DOCS="README.md docs/perf.md docs/sysfs-kernel-wakeplace"
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-diag() { sed "s/^/# /"; }
+# shellcheck source=tests/tap.sh
+. "$ROOT/tests/tap.sh"
 # check DESC CMD...: one TAP line from a command's status, its output as
 # diagnostics when it fails.
-check() {
-	local d=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$d"; else nok "$d"; printf "%s\n" "$out" | diag; fi
-}
+check() { tap_result_out "$@"; }
 
 # tree NAME: a copy of what the generator reads and writes.
 tree() {
@@ -136,6 +130,4 @@ check "the bash completion reads the policy names at run time" eval '
 	grep -q available_policies "$ROOT/ctl/bash-completion/wakeplacectl" &&
 	! grep -Ew "$(echo $pols | tr " " "|")" "$ROOT/ctl/bash-completion/wakeplacectl"'
 
-echo "1..$n"
-[ "$failed" = 0 ] || { echo "# $failed of $n failed"; exit 1; }
-exit 0
+tap_done

@@ -13,21 +13,12 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
-	return 0
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # DESC CMD...
-	local _desc=$1 _out
-	shift
-	if _out=$("$@" 2>&1); then ok "$_desc"; else not_ok "$_desc" "$_out"; fi
-}
+# shellcheck source=tests/tap.sh
+. tests/tap.sh
+ok() { tap_pass "$1"; }
+not_ok() { tap_fail "$@"; }	# DESC [DIAG...]
+skip() { tap_skip "$1" "$2"; }
+check() { tap_result_out "$@"; }	# DESC CMD...: CMD's output shows on failure
 
 tmp=$(mktemp -d /tmp/wp-version-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -262,6 +253,4 @@ else
 	skip "no stray hard-coded version or kernel list" "not a git checkout"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ] || { echo "# $failed of $n failed"; exit 1; }
-exit 0
+tap_done
