@@ -29,16 +29,17 @@
 	X(1, PREV, prev, "PREV", "PRV",					\
 	  "the task's previous CPU was idle"),				\
 	X(2, RECENT, recent, "RECENT", "RCT",				\
-	  "the task's recently used CPU was idle"),			\
+	  "p->recent_used_cpu was idle"),				\
 	X(3, SCAN, scan, "SCAN", "SCN",					\
 	  "found by scanning runqueues"),				\
 	X(4, MASK, mask, "MASK", "MSK",					\
 	  "found in the per-LLC idle mask"),				\
 	X(5, FALLBACK, fallback, "FALLBK", "FBK",			\
-	  "nothing idle found; fell back to the target"),		\
+	  "nothing idle found, target used"),				\
 	X(6, HANDBACK, handback, "HANDBK", "HBK",			\
-	  "the policy declined; the kernel decided"),			\
+	  "the policy declined, the kernel decided"),			\
 	X(7, LOCAL, local, "LOCAL", "LCL",				\
-	  "woken on the waker's CPU by choice (shortwake)"))
+	  "woken on the waker's CPU by choice (shortwake: short "	\
+	  "waker and wakee, no idle core)"))
 
 #endif /* WP_OUTCOMES_H */

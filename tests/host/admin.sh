@@ -239,8 +239,9 @@ explains_each() { # KEY...: the ABI document has a line for each
 	done
 }
 mapfile -t keys < <(sed -n 's/^[[:space:]]*\[WP_[A-Z_ +]*\][[:space:]]*= "\([a-z_]*\)",/\1/p' module/stats.c)
-check "the ABI document explains every counter and statistic (module/stats.c)" \
-	explains_each "${keys[@]}" scan_hist cost_hist
+mapfile -t outs < <(src_outcomes | tr ' ' '\n')
+check "the ABI document explains every counter and statistic (module/stats.c, outcomes.h)" \
+	explains_each "${keys[@]}" "${outs[@]}" scan_hist cost_hist
 tunables_listed() { # "name min max default" lines: each in the ABI document
 	local name min max def
 	while read -r name min max def; do

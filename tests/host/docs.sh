@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The policy tables of README.md, docs/perf.md and docs/sysfs-kernel-wakeplace
-# are generated from module/policies/*.c by scripts/gen-docs (`make docs`).
+# are generated from module/policies/*.c, the outcome lists of that ABI
+# document and the man page from module/outcomes.h, by scripts/gen-docs
+# (`make docs`).
 # On copies of the tree: the committed tables are what the generator writes
 # (else: stale, run make docs); a second run changes nothing; a changed
-# description, default or list.h order makes the committed docs stale (the
+# description, default, list.h order or outcome makes the committed docs stale (the
 # check can fail); a policy without a description, a tunable without a
 # meaning, a missing policy file or marker makes the generator fail without
 # writing anything.  The completion does not list policies (it reads
@@ -17,7 +19,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TMP=$(mktemp -d /tmp/wp-docs.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-DOCS="README.md docs/perf.md docs/sysfs-kernel-wakeplace"
+DOCS="README.md docs/perf.md docs/sysfs-kernel-wakeplace ctl/wakeplacectl.8"
 
 # shellcheck source=tests/tap.sh
 . "$ROOT/tests/tap.sh"
@@ -28,8 +30,9 @@ check() { tap_result_out "$@"; }
 # tree NAME: a copy of what the generator reads and writes.
 tree() {
 	local t=$TMP/$1 f
-	mkdir -p "$t/module/policies" "$t/docs" "$t/scripts"
+	mkdir -p "$t/module/policies" "$t/docs" "$t/scripts" "$t/ctl"
 	cp "$ROOT"/module/policies/*.c "$ROOT"/module/policies/list.h "$t/module/policies/"
+	cp "$ROOT/module/outcomes.h" "$t/module/"
 	cp "$ROOT/VERSION" "$t/"
 	cp "$ROOT/scripts/gen-docs" "$t/scripts/"
 	for f in $DOCS; do cp "$ROOT/$f" "$t/$f"; done
@@ -54,7 +57,7 @@ gen() { "$1/scripts/gen-docs" "$1" > "$1/gen.out" 2> "$1/gen.err"; }
 # refuses T WHAT: the generator failed on T saying WHAT, and wrote nothing.
 refuses() {
 	local f
-	mkdir -p "$1/before/docs"
+	mkdir -p "$1/before/docs" "$1/before/ctl"
 	for f in $DOCS; do cp "$1/$f" "$1/before/$f"; done
 	if gen "$1"; then echo "gen-docs succeeded"; return 1; fi
 	grep -q -- "$2" "$1/gen.err" || { echo "no \"$2\" in:"; cat "$1/gen.err"; return 1; }
@@ -96,6 +99,15 @@ check "the tables follow the order of list.h" eval '
 	stale "$t" >/dev/null &&
 	[ "$(sed -n "s/^| \`\([a-z0-9_]*\)\` |.*/\1/p" "$t/README.md" | head -2 | tr "\n" " ")" = "noscan stock " ] &&
 	grep -q "\"noscan \[stock\] mirror" "$t/docs/sysfs-kernel-wakeplace"'
+t=$(tree outcome)
+sed -i 's/"found in the per-LLC idle mask"/"FOUND IN THE MASK"/; s/X(7, LOCAL, local,/X(7, LOCAL, nearby,/' \
+	"$t/module/outcomes.h"
+gen "$t"
+check "a changed outcome (module/outcomes.h) reaches the ABI document and the man page" eval '
+	stale "$t" >/dev/null &&
+	grep -Eq "^[[:space:]]+mask[[:space:]]+outcome: FOUND IN THE MASK$" "$t/docs/sysfs-kernel-wakeplace" &&
+	grep -Eq "^[[:space:]]+target prev recent scan mask fallback handback nearby$" "$t/docs/sysfs-kernel-wakeplace" &&
+	[ "$(grep -c "^target, prev, recent, scan, mask, fallback, handback, nearby$" "$t/ctl/wakeplacectl.8")" = 2 ]'
 t=$(tree doc)
 sed -i 's/^ \* idea: van Riel$/ * idea: Rik van Riel/' "$t/module/policies/prevsmt.c"
 gen "$t"
@@ -107,7 +119,8 @@ check "a changed \"For the docs\" comment reaches perf.md" eval '
 # with PATTERN in the message, and no document changes.
 refused() {
 	local t
-	t=$(tree "refused$((++nref))")
+	nref=$((nref + 1))
+	t=$(tree "refused$nref")
 	sed -i "$4" "$t/$3"
 	check "$1" refuses "$t" "$2"
 }
