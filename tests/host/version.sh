@@ -234,11 +234,9 @@ fi
 # and what gen-version writes (dkms.conf is checked above).  docs/ and the
 # tests' fixtures hold examples, not facts the code uses.
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	# bench-scripts/pickcost maps a test kernel's short name (scripts/setup's
-	# list, as tests/check does), not what the module supports.
 	# shellcheck disable=SC2034 # read by the eval'd check below
 	code=(':!docs/' ':!tests/' ':!ctl/test-lib.sh' ':!VERSION' ':!module/kernels'
-	      ':!dkms.conf' ":!$gen" ':!*.md' ':!bench-scripts/pickcost')
+	      ':!dkms.conf' ":!$gen" ':!*.md')
 	check "no file of the code hard-codes the version $ver" eval '
 		! git grep -nF -e "$ver" -- "${code[@]}"'
 	slash=$(paste -sd/ - <<<"$kernels")
