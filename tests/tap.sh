@@ -24,6 +24,8 @@
 #   tap_totals               "# passed P, failed F, skipped S"
 #   tap_done                 the plan if not given, a failure count, exit 0
 #                            only if nothing failed (and the plan was met)
+#   tap_short_names          defines ok, not_ok, skip and check (=
+#                            tap_result_out) for tests written with them
 #
 # TAP_FILE, when set, receives a copy of every line (the runner's
 # results.tap); TAP_DIAG_LINES, when set, bounds the diagnostic lines that
@@ -138,4 +140,13 @@ tap_done() {
 	[ "$TAP_FAIL" = 0 ] && exit 0
 	tap_print "# $TAP_FAIL of $TAP_N failed"
 	exit 1
+}
+
+# tap_short_names: the short names the host tests are written with, on
+# request only (a sourcer may have functions of those names).
+tap_short_names() {
+	ok() { tap_pass "$1"; }
+	not_ok() { tap_fail "$@"; }	# DESC [DIAG...]
+	skip() { tap_skip "$1" "$2"; }
+	check() { tap_result_out "$@"; }	# DESC CMD...: output shown on failure
 }

@@ -15,10 +15,7 @@ cd "$top" || exit 1
 
 # shellcheck source=tests/tap.sh
 . tests/tap.sh
-ok() { tap_pass "$1"; }
-not_ok() { tap_fail "$@"; }	# DESC [DIAG...]
-skip() { tap_skip "$1" "$2"; }
-check() { tap_result_out "$@"; }	# DESC CMD...: CMD's output shows on failure
+tap_short_names	# ok, not_ok, skip, check (CMD's output shows on failure)
 
 tmp=$(mktemp -d /tmp/wp-version-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
