@@ -70,7 +70,9 @@ check "gen-docs runs on the tree" gen "$t"
 check "the committed policy tables are up to date (else run make docs)" fresh "$t"
 gen "$t"
 check "a second run changes nothing and says so" eval 'fresh "$t" && [ ! -s "$t/gen.out" ]'
-pols=$(sed -n 's/^WP_POLICY(\(.*\))$/\1/p' "$ROOT/module/policies/list.h")
+# shellcheck source=tests/names.sh
+. "$ROOT/tests/names.sh"
+pols=$(src_policies | tr ' ' '\n')	# one a line, as the table rows
 check "README and perf.md tables have one row per policy, in list.h order" eval '
 	for f in README.md docs/perf.md; do
 		rows=$(sed -n "/BEGIN generated: policies/,/END generated: policies/s/^| \`\([a-z0-9_]*\)\` |.*/\1/p" "$ROOT/$f")
