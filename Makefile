@@ -9,7 +9,9 @@
 #                             IPMODIFY owner for the conflict tests
 #   make check                the test suite (setup, host tests, VMs)
 #   make lint KVER=<release>  W=1, sparse, checkpatch and shellcheck
-#   make deps                 install what the project needs (Debian 12)
+#   make deps                 install what the project needs (Debian 12),
+#                             with the sid build root for 7.2 (scripts/buildroot)
+#   make deps-remove          remove that build root again
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -21,7 +23,7 @@ MODNAME := $(if $(WP_TWIN),wakeplace_twin,wakeplace)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
 CHECKPATCH ?= build/tools/checkpatch.pl
 
-.PHONY: all module ctl bench tools targets check stress deps lint style sparse clean demo \
+.PHONY: all module ctl bench tools targets check stress deps deps-remove lint style sparse clean demo \
 	install uninstall dkms-install
 
 all: module ctl bench tools
@@ -32,8 +34,19 @@ module: $(BUILD)/$(MODNAME).ko
 # C= asks for a checked rebuild, or WP_FORCE=1): just entering it evaluates
 # the kernel Makefile's compiler probes, which under QEMU TCG, where the
 # install tests run, takes minutes for nothing when the module is built.
+# Headers that run only in the build root (scripts/buildroot: Debian sid's
+# 7.2 needs sid's C library and compiler) resolve into it from the host:
+# then the same rule runs in there.
+WP_BUILDROOT ?= /var/lib/wakeplace/sid
+WP_VIA_ROOT := $(filter $(WP_BUILDROOT)/%,$(realpath $(KDIR)))
+
 $(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild Makefile scripts/gen-layout scripts/btf-layout.awk \
 		VERSION module/kernels scripts/gen-version $(if $(W)$(C)$(WP_FORCE),FORCE)
+ifneq ($(WP_VIA_ROOT),)
+	WP_BUILDROOT=$(WP_BUILDROOT) scripts/buildroot run $(MAKE) --no-print-directory \
+		KVER=$(KVER) $(if $(WP_TEST),WP_TEST=1) $(if $(WP_TWIN),WP_TWIN=1) \
+		$(if $(W),W=$(W)) $(if $(WP_FORCE),WP_FORCE=1) module
+else
 	@if [ ! -d "$(KDIR)" ]; then \
 		echo "wakeplace: no kernel headers for $(KVER) at $(KDIR)." >&2; \
 		echo "  installed: $$(ls /lib/modules 2>/dev/null | tr '\n' ' ')" >&2; \
@@ -50,6 +63,7 @@ $(BUILD)/$(MODNAME).ko: $(SRCS) Kbuild Makefile scripts/gen-layout scripts/btf-l
 	@scripts/gen-version module $(BUILD)/module/generated
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD) $(if $(WP_TEST),WP_TEST=y) \
 		WP_MODNAME=$(MODNAME) modules
+endif
 
 FORCE:
 
@@ -64,6 +78,9 @@ tools:
 
 deps:
 	scripts/setup
+
+deps-remove:
+	scripts/buildroot remove
 
 check: deps
 	tests/check

@@ -56,11 +56,15 @@ $2 == "FUNC" || $2 == "FUNC_PROTO" || $2 == "VAR" || $2 == "DECL_TAG" || $2 == "
 			nelems[id] = substr($i, eq + 1) + 0
 	}
 	cur = ""
-	if ($2 == "STRUCT" || $2 == "DATASEC") {
+	if ($2 == "STRUCT" || $2 == "UNION" || $2 == "DATASEC") {
 		nm = qname($0)
 		if ($2 == "STRUCT" && (nm in structs) && !(nm in seen)) {
 			seen[nm] = 1
 			cur = nm
+		} else if ($2 != "DATASEC" && nm == "(anon)") {
+			# Members of anonymous unions and structs are the
+			# wanted struct's own (rq.curr sits in one in 7.x).
+			cur = "@" id
 		} else if ($2 == "DATASEC" && nm == ".data..percpu") {
 			cur = "%percpu"
 		}
@@ -77,11 +81,37 @@ $2 == "FUNC" || $2 == "FUNC_PROTO" || $2 == "VAR" || $2 == "DECL_TAG" || $2 == "
 }
 /^\t/ && cur != "" {
 	m = qname($0)
-	if (!((cur, m) in mtype)) {
+	if (m == "(anon)") {
+		nanon[cur]++
+		anontype[cur, nanon[cur]] = kv($0, "type_id")
+		anonoff[cur, nanon[cur]] = kv($0, "bits_offset")
+	} else if (!((cur, m) in mtype)) {
 		mtype[cur, m] = kv($0, "type_id")
 		moff[cur, m] = kv($0, "bits_offset")
 	}
 	next
+}
+# find(C, M): whether container C (a wanted struct, or "@ID" of an anonymous
+# one) has member M, directly or inside its anonymous members; sets
+# found_off (bits, from C's start) and found_type.
+function find(c, m, depth,    i, t) {
+	if ((c, m) in mtype) {
+		found_off = moff[c, m]
+		found_type = mtype[c, m]
+		return 1
+	}
+	if (depth > 8)
+		return 0
+	for (i = 1; i <= nanon[c]; i++) {
+		t = anontype[c, i]
+		while ((t in kind) && kind[t] != "STRUCT" && kind[t] != "UNION" && (t in ref))
+			t = ref[t]
+		if (find("@" t, m, depth + 1)) {
+			found_off += anonoff[c, i]
+			return 1
+		}
+	}
+	return 0
 }
 END {
 	for (i = 1; i <= n; i++) {
@@ -93,9 +123,9 @@ END {
 					out = out " " pcoff[alt[j]] " " pcsize[alt[j]] " " alt[j]
 					break
 				}
-			} else if ((wstruct[i], alt[j]) in mtype) {
-				out = out " " int(moff[wstruct[i], alt[j]] / 8) " " \
-				      size_of(mtype[wstruct[i], alt[j]], 0) " " alt[j]
+			} else if (find(wstruct[i], alt[j], 0)) {
+				out = out " " int(found_off / 8) " " \
+				      size_of(found_type, 0) " " alt[j]
 				break
 			}
 		}
