@@ -449,7 +449,8 @@ static int __init wp_init(void)
 	if (ret)
 		goto err_fair;
 
-	wp_wq = alloc_workqueue("wakeplace", 0, 0);
+	/* Deferred frees need no CPU of their own; 7.x wants it said. */
+	wp_wq = alloc_workqueue("wakeplace", WQ_UNBOUND, 0);
 	if (!wp_wq) {
 		ret = -ENOMEM;
 		goto err_stats;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The wakeup path of CFS, written again from its description for Debian's
- * 6.1 and 6.12: record_wakee, wake_wide, wake_affine (idle and weight), and
- * the idle-sibling search (select_idle_sibling and its helpers).  Policies
- * share the skeleton (wp_place) and vary the idle-sibling search.
+ * 6.1, 6.12 and 7.2 (their differences by feature, compat.h): record_wakee,
+ * wake_wide, wake_affine (idle and weight), and the idle-sibling search
+ * (select_idle_sibling and its helpers).  Policies share the skeleton
+ * (wp_place) and vary the idle-sibling search.
  *
  * Deliberate differences from the kernel, all documented in README.md:
  *  - Asymmetric CPU capacity (and so energy-aware placement), wakeup
@@ -25,7 +26,8 @@
  *    update_cfs_rq_h_load): the same values computed into locals, no
  *    write; the kernel writes them on its next call in the jiffy, with
  *    the same result.
- *  - p->recent_used_cpu and sd_llc_shared->has_idle_cores: written as the
+ *  - p->recent_used_cpu and has_idle_cores (of sd_llc_shared; of
+ *    sd_balance_shared in 7.2): written as the
  *    kernel does (not for a shadow).
  *  - rq->wake_stamp, wake_avg_idle, sd->avg_scan_cost (SIS_PROP, 6.1):
  *    not reimplemented; handed back while SIS_PROP is on.
@@ -553,7 +555,7 @@ static notrace int wp_select_idle_core(struct wp_wakeup *w, int core,
 		if (!wp_available_idle_cpu(cpu)) {
 			idle = false;
 			if (*idle_cpu == -1) {
-				if (wp_sched_idle_cpu(cpu) &&
+				if (wp_sched_idle_for(w, cpu) &&
 				    cpumask_test_cpu(cpu, cpus)) {
 					*idle_cpu = cpu;
 					break;
@@ -653,7 +655,10 @@ notrace int wp_select_idle_cpu(struct wp_wakeup *w, struct sched_domain *sd,
 	int cpu, i, idle_cpu = -1;
 	bool stop = false;
 
-	cpumask_and(cpus, sched_domain_span(sd), w->p->cpus_ptr);
+	/* 7.2 returns at once when p may run nowhere here, hint untouched. */
+	if (!cpumask_and(cpus, sched_domain_span(sd), w->p->cpus_ptr) &&
+	    WP_SIC_EMPTY_RETURNS)
+		return -1;
 
 	/*
 	 * 6.12: the cluster of target first.  The kernel tests the flags of
@@ -686,7 +691,7 @@ notrace int wp_select_idle_cpu(struct wp_wakeup *w, struct sched_domain *sd,
 			break;
 	}
 	if (has_idle_core && !w->shadow) {
-		struct sched_domain_shared *sds = wp_sd_llc_shared(target);
+		struct sched_domain_shared *sds = wp_sd_idle_cores_shared(target);
 
 		if (sds)
 			WRITE_ONCE(sds->has_idle_cores, 0);

@@ -27,7 +27,7 @@ struct cpumask *wp_scratch_mask(void);
 
 static __always_inline bool wp_test_idle_cores(int cpu)
 {
-	struct sched_domain_shared *sds = wp_sd_llc_shared(cpu);
+	struct sched_domain_shared *sds = wp_sd_idle_cores_shared(cpu);
 
 	return sds && READ_ONCE(sds->has_idle_cores);
 }

@@ -140,7 +140,7 @@ static struct wp_idle_state *wp_state_build(void)
 	if (!ids)
 		return NULL;
 	for_each_online_cpu(cpu) {
-		int id = wp_sd_llc_id(cpu);
+		int id = wp_llc_key(cpu);
 
 		for (i = 0; i < n && ids[i] != id; i++)
 			;
@@ -164,7 +164,7 @@ static struct wp_idle_state *wp_state_build(void)
 			goto fail;
 	}
 	for_each_online_cpu(cpu) {
-		for (i = 0; i < n && ids[i] != wp_sd_llc_id(cpu); i++)
+		for (i = 0; i < n && ids[i] != wp_llc_key(cpu); i++)
 			;
 		/* Domains changed under us: left out, so picks ask again. */
 		if (i == n)

@@ -17,7 +17,7 @@
  * struct wp_llc - idle state of one LLC.
  * @idle: CPUs of the LLC running their idle task (own cache line).
  * @span: the CPUs of the LLC when the state was built (read-only).
- * @id: the kernel's sd_llc_id of the LLC when the state was built.
+ * @id: the LLC domain's first CPU when the state was built (wp_llc_key()).
  * @weight: CPUs in @span.
  */
 struct wp_llc {
@@ -77,14 +77,17 @@ static __always_inline struct wp_llc *wp_llc_of(int cpu)
 		goto stale;
 	}
 	llc = &st->llc[i];
-	if (unlikely(llc->id != wp_sd_llc_id(cpu) ||
-		     llc->weight != wp_sd_llc_size(cpu)))
+	if (unlikely(llc->weight != wp_sd_llc_size(cpu)))
 		goto stale;
-	/* No LLC domain: the CPU alone, which id and size have shown. */
 	sd = wp_sd_llc(cpu);
-	if (sd && unlikely(!cpumask_equal(sched_domain_span(sd),
-					  to_cpumask(llc->span))))
+	if (!sd) {
+		/* No LLC domain: the CPU alone. */
+		if (unlikely(llc->id != cpu))
+			goto stale;
+	} else if (unlikely(!cpumask_equal(sched_domain_span(sd),
+					   to_cpumask(llc->span)))) {
 		goto stale;
+	}
 	return llc;
 stale:
 	wp_idle_request_rebuild();

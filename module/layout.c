@@ -51,6 +51,7 @@ struct wp_layout wp_lay __read_mostly = {
 	.pcpu_sd_llc_shared	= WP_OFF_PCPU_SD_LLC_SHARED,
 	.pcpu_sd_share_id	= WP_OFF_PCPU_SD_SHARE_ID,
 	.pcpu_sd_asym_cpucapacity = WP_OFF_PCPU_SD_ASYM_CPUCAPACITY,
+	.pcpu_sd_balance_shared	= WP_OFF_PCPU_SD_BALANCE_SHARED,
 	.cfs_last_h_load_update	= WP_OFF_CFS_LAST_H_LOAD_UPDATE,
 };
 
@@ -83,7 +84,9 @@ static const char *wp_notes_path = "/sys/kernel/notes";
  * cfs_h_nr_runnable: idle_nr_running; cfs_avg: the padding before it;
  * cfs_h_load: last_h_load_update; sd_llc: sd_llc_id and sd_llc_size;
  * sd_llc_size: sd_llc_id; sd_llc_id: sd_llc_size; sd_llc_shared: sd_numa;
- * sd_share_id: sd_llc_shared; sd_asym_cpucapacity: sd_llc's value.
+ * sd_share_id: sd_llc_shared; sd_asym_cpucapacity and sd_balance_shared:
+ * sd_llc's value.  On 7.2: rq_ttwu_pending: nr_switches; cfs_idle_h_nr_running:
+ * zero_vruntime; sd_llc_shared: sd_share_id and sd_llc_id (compat.h).
  */
 static char *test_corrupt_layout;
 module_param(test_corrupt_layout, charp, 0400);
@@ -102,7 +105,7 @@ static const struct {
 	{ "rq_idle",		&wp_lay.rq_idle,		-8 },
 	{ "rq_cfs",		&wp_lay.rq_cfs,			8 },
 	{ "rq_nr_running",	&wp_lay.rq_nr_running,		4 },
-	{ "rq_ttwu_pending",	&wp_lay.rq_ttwu_pending,	8 },
+	{ "rq_ttwu_pending",	&wp_lay.rq_ttwu_pending,	WP_TEST_TTWU_SHIFT },
 	{ "rq_sd",		&wp_lay.rq_sd,			8 },
 	{ "rq_cpu_capacity",	&wp_lay.rq_cpu_capacity,	-8 },
 	{ "cfs_h_nr_running",	&wp_lay.cfs_h_nr_running,	8 },
@@ -114,9 +117,11 @@ static const struct {
 	{ "sd_llc",		&wp_lay.pcpu_sd_llc,		-8 },
 	{ "sd_llc_size",	&wp_lay.pcpu_sd_llc_size,	-4 },
 	{ "sd_llc_id",		&wp_lay.pcpu_sd_llc_id,		4 },
-	{ "sd_llc_shared",	&wp_lay.pcpu_sd_llc_shared,	-8 },
+	{ "sd_llc_shared",	&wp_lay.pcpu_sd_llc_shared,	WP_TEST_LLC_SHARED_SHIFT },
 	{ "sd_share_id",	&wp_lay.pcpu_sd_share_id,	-8 },
 	{ "sd_asym_cpucapacity", &wp_lay.pcpu_sd_asym_cpucapacity, 0,
+				 &wp_lay.pcpu_sd_llc },
+	{ "sd_balance_shared",	&wp_lay.pcpu_sd_balance_shared,	0,
 				 &wp_lay.pcpu_sd_llc },
 };
 
@@ -414,8 +419,42 @@ static bool wp_sd_read(struct sched_domain *sd, struct wp_sd_view *v,
 	       !get_kernel_nofault(v->shared, &sd->shared) &&
 	       !get_kernel_nofault(v->span_weight, &sd->span_weight) &&
 	       !get_kernel_nofault(v->flags, &sd->flags) &&
-	       !copy_from_kernel_nofault(cpumask_bits(span), sd->span,
+	       !copy_from_kernel_nofault(cpumask_bits(span),
+					 cpumask_bits(sched_domain_span(sd)),
 					 cpumask_size());
+}
+
+/*
+ * sd_llc_id of @cpu, whose LLC domain spans @span from @first: the first
+ * CPU up to 6.12.  From 7.2 a dense id per cache (kept by CPUs of one
+ * cache also when cpusets split it), so: equal across the domain, and
+ * never shared with a CPU of another package (an id shifted onto a
+ * neighbouring counter reads the same on every CPU).
+ */
+static int wp_check_llc_id(int cpu, int id, int first,
+			   const struct cpumask *span)
+{
+	int o;
+
+	if (WP_LLC_ID_IS_FIRST_CPU) {
+		if (id != first)
+			return wp_bad("sd_llc_id", "CPU %d: %d, LLC starts at %d",
+				      cpu, id, first);
+		return 0;
+	}
+	if (id < 0 || id >= nr_cpu_ids)
+		return wp_bad("sd_llc_id", "CPU %d: %d, not an LLC id", cpu, id);
+	if (cpu != first)
+		return id == wp_sd_llc_id(first) ? 0 :
+		       wp_bad("sd_llc_id", "CPU %d: %d, its LLC's first CPU %d has %d",
+			      cpu, id, first, wp_sd_llc_id(first));
+	for_each_online_cpu(o)
+		if (wp_sd_llc_id(o) == id &&
+		    topology_physical_package_id(o) !=
+		    topology_physical_package_id(cpu))
+			return wp_bad("sd_llc_id", "CPU %d and %d: LLC id %d in two packages",
+				      cpu, o, id);
+	return 0;
 }
 
 /*
@@ -431,7 +470,8 @@ static bool wp_sd_read(struct sched_domain *sd, struct wp_sd_view *v,
  *    wp_check_cfs_rq() with the root's count bounded by nr_running.
  *  sd_llc: NULL, or a readable domain with the LLC flag whose span holds
  *    the CPU and has span_weight bits; sd_llc_size: that weight (1 without
- *    an LLC domain); sd_llc_id: its first CPU (the CPU itself without);
+ *    an LLC domain); sd_llc_id: wp_check_llc_id() (the CPU itself
+ *    without, up to 6.12);
  *    sd_llc_shared: == sd_llc->shared.
  *  rq->sd: the lowest domain (no child), each parent's child is the domain
  *    below, each span holds the CPU, and sd_llc is on that chain.
@@ -439,6 +479,7 @@ static bool wp_sd_read(struct sched_domain *sd, struct wp_sd_view *v,
  *    chain, else sd_llc_id's value.
  *  sd_asym_cpucapacity: NULL or a domain of the chain with the
  *    SD_ASYM_CPUCAPACITY_FULL flag.
+ *  sd_balance_shared (7.2): sd_llc_shared on a symmetric machine.
  */
 static int wp_check_cpu(int cpu, struct cpumask *span)
 {
@@ -483,7 +524,7 @@ static int wp_check_cpu(int cpu, struct cpumask *span)
 		if (size != 1)
 			return wp_bad("sd_llc_size", "CPU %d: %d without an LLC domain",
 				      cpu, size);
-		if (id != cpu)
+		if (WP_LLC_ID_IS_FIRST_CPU && id != cpu)
 			return wp_bad("sd_llc_id", "CPU %d: %d without an LLC domain",
 				      cpu, id);
 		if (llc_shared)
@@ -499,9 +540,9 @@ static int wp_check_cpu(int cpu, struct cpumask *span)
 			return wp_bad("sd_llc_size", "CPU %d: %d, LLC spans %u",
 				      cpu, size, v.span_weight);
 		expect_id = cpumask_first(span);
-		if (id != expect_id)
-			return wp_bad("sd_llc_id", "CPU %d: %d, LLC starts at %d",
-				      cpu, id, expect_id);
+		ret = wp_check_llc_id(cpu, id, expect_id, span);
+		if (ret)
+			return ret;
 		if (llc_shared != v.shared)
 			return wp_bad("sd_llc_shared", "CPU %d: not sd_llc->shared",
 				      cpu);
@@ -537,6 +578,12 @@ static int wp_check_cpu(int cpu, struct cpumask *span)
 		return wp_bad("sd_asym_cpucapacity",
 			      "CPU %d: not an asymmetric-capacity domain of the CPU",
 			      cpu);
+	/* 7.2: sd_llc_shared unless an asymmetric domain brings its own. */
+	if (wp_lay.pcpu_sd_balance_shared && !asym &&
+	    READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_balance_shared,
+			       struct sched_domain_shared *, cpu)) != llc_shared)
+		return wp_bad("sd_balance_shared", "CPU %d: not sd_llc_shared",
+			      cpu);
 	if (wp_lay.pcpu_sd_share_id) {
 		int got = READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_share_id, int, cpu));
 
@@ -553,6 +600,16 @@ static int wp_layout_check(struct cpumask *span)
 {
 	unsigned long flags;
 	int cpu, ret;
+
+	/* First without faulting: a wrong per-CPU base is a wild pointer. */
+	for_each_possible_cpu(cpu) {
+		int rcpu;
+
+		if (get_kernel_nofault(rcpu, (int *)((char *)wp_rq(cpu) +
+						     wp_lay.rq_cpu)))
+			return wp_bad("runqueues", "rq(%d) is not readable",
+				      cpu);
+	}
 
 	local_irq_save(flags);
 	ret = wp_check_local();
@@ -580,6 +637,31 @@ static int wp_layout_check(struct cpumask *span)
 	return ret;
 }
 
+/*
+ * BTF gives per-CPU variables as offsets into .data..percpu.  Where per-CPU
+ * data is zero-based (x86-64 up to 6.x) an offset is the per-CPU address;
+ * from 7.x the section sits at its link address.  this_cpu_off, exported,
+ * is the anchor: its address minus its BTF offset is the section's base (0
+ * when zero-based).  Absent variables (offset 0) stay 0.
+ */
+static void wp_layout_relocate(void)
+{
+	unsigned long base = (__force unsigned long)&this_cpu_off -
+			     WP_OFF_PCPU_THIS_CPU_OFF;
+	unsigned long *pc[] = {
+		&wp_lay.pcpu_runqueues, &wp_lay.pcpu_sd_llc,
+		&wp_lay.pcpu_sd_llc_size, &wp_lay.pcpu_sd_llc_id,
+		&wp_lay.pcpu_sd_llc_shared, &wp_lay.pcpu_sd_share_id,
+		&wp_lay.pcpu_sd_asym_cpucapacity,
+		&wp_lay.pcpu_sd_balance_shared,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pc); i++)
+		if (*pc[i])
+			*pc[i] += base;
+}
+
 /**
  * wp_layout_verify() - check the generated layout against the live kernel.
  *
@@ -599,6 +681,7 @@ int wp_layout_verify(void)
 	int ret, try;
 
 	wp_layout_corrupt();
+	wp_layout_relocate();
 
 	ret = wp_identity_verify();
 	if (ret)

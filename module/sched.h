@@ -34,14 +34,20 @@
  * @cfs_avg: struct cfs_rq, avg (struct sched_avg, public).
  * @cfs_h_load: struct cfs_rq, h_load.
  * @class_select_task_rq: struct sched_class, select_task_rq.
- * @pcpu_runqueues: per-CPU offset of runqueues.
- * @pcpu_sd_llc: per-CPU offset of sd_llc.
- * @pcpu_sd_llc_size: per-CPU offset of sd_llc_size.
- * @pcpu_sd_llc_id: per-CPU offset of sd_llc_id.
- * @pcpu_sd_llc_shared: per-CPU offset of sd_llc_shared.
- * @pcpu_sd_share_id: per-CPU offset of sd_share_id (6.12 only, else 0).
- * @pcpu_sd_asym_cpucapacity: per-CPU offset of sd_asym_cpucapacity.
+ * @pcpu_runqueues: per-CPU address of runqueues.
+ * @pcpu_sd_llc: per-CPU address of sd_llc.
+ * @pcpu_sd_llc_size: per-CPU address of sd_llc_size.
+ * @pcpu_sd_llc_id: per-CPU address of sd_llc_id.
+ * @pcpu_sd_llc_shared: per-CPU address of sd_llc_shared.
+ * @pcpu_sd_share_id: per-CPU address of sd_share_id (6.12+, else 0).
+ * @pcpu_sd_asym_cpucapacity: per-CPU address of sd_asym_cpucapacity.
+ * @pcpu_sd_balance_shared: per-CPU address of sd_balance_shared, where
+ *	has_idle_cores lives (7.2+, else 0: sd_llc_shared holds it).
  * @cfs_last_h_load_update: struct cfs_rq, last_h_load_update (jiffies).
+ *
+ * The pcpu_* members start as BTF offsets into .data..percpu and become
+ * per-CPU addresses (the section's link address added) in
+ * wp_layout_verify(), before anything reads through them.
  */
 struct wp_layout {
 	unsigned long rq_nr_running;
@@ -65,6 +71,7 @@ struct wp_layout {
 	unsigned long pcpu_sd_llc_shared;
 	unsigned long pcpu_sd_share_id;
 	unsigned long pcpu_sd_asym_cpucapacity;
+	unsigned long pcpu_sd_balance_shared;
 	unsigned long cfs_last_h_load_update;
 };
 
@@ -72,9 +79,9 @@ extern struct wp_layout wp_lay;
 
 int wp_layout_verify(void);
 
-/* Kernel per-CPU variables at BTF offsets (x86-64: zero-based areas). */
-#define WP_PCPU(off, type, cpu) \
-	((type *)per_cpu_ptr((type __percpu *)(off), (cpu)))
+/* A kernel per-CPU variable, by its per-CPU address (see struct wp_layout). */
+#define WP_PCPU(addr, type, cpu) \
+	((type *)per_cpu_ptr((type __percpu *)(addr), (cpu)))
 
 static __always_inline void *wp_rq(int cpu)
 {
@@ -138,11 +145,25 @@ static __always_inline bool wp_idle(struct wp_wakeup *w, int cpu)
 	return wp_available_idle_cpu(cpu);
 }
 
-/* available_idle_cpu() || sched_idle_cpu(): the kernel's "usable" test. */
+/*
+ * A CPU running only SCHED_IDLE tasks, as usable for this wakee: any wakee
+ * up to 6.12; from 7.2 (choose_sched_idle_rq()) not a SCHED_IDLE one.
+ */
+static __always_inline bool wp_sched_idle_for(struct wp_wakeup *w, int cpu)
+{
+	if (WP_HAVE_CHOOSE_IDLE && READ_ONCE(w->p->policy) == SCHED_IDLE)
+		return false;
+	return wp_sched_idle_cpu(cpu);
+}
+
+/*
+ * available_idle_cpu() || sched_idle_cpu(): the kernel's "usable" test
+ * (choose_idle_cpu() in 7.2).
+ */
 static __always_inline bool wp_idle_or_sched_idle(struct wp_wakeup *w, int cpu)
 {
 	wp_touch(w, cpu);
-	return wp_available_idle_cpu(cpu) || wp_sched_idle_cpu(cpu);
+	return wp_available_idle_cpu(cpu) || wp_sched_idle_for(w, cpu);
 }
 
 /* cfs_rq_load_avg(): a cfs_rq's PELT load. */
@@ -193,6 +214,16 @@ static __always_inline struct sched_domain_shared *wp_sd_llc_shared(int cpu)
 					      cpu));
 }
 
+/* The shared state whose has_idle_cores the kernel keeps for @cpu. */
+static __always_inline struct sched_domain_shared *wp_sd_idle_cores_shared(int cpu)
+{
+	if (!wp_lay.pcpu_sd_balance_shared)
+		return wp_sd_llc_shared(cpu);
+	return rcu_dereference_sched(*WP_PCPU(wp_lay.pcpu_sd_balance_shared,
+					      struct sched_domain_shared __rcu *,
+					      cpu));
+}
+
 static __always_inline bool wp_asym_cpucapacity(int cpu)
 {
 	return rcu_access_pointer(*WP_PCPU(wp_lay.pcpu_sd_asym_cpucapacity,
@@ -207,6 +238,19 @@ static __always_inline int wp_sd_llc_size(int cpu)
 static __always_inline int wp_sd_llc_id(int cpu)
 {
 	return READ_ONCE(*WP_PCPU(wp_lay.pcpu_sd_llc_id, int, cpu));
+}
+
+/*
+ * The LLC domain @cpu is in, named by its first CPU (@cpu alone without
+ * one): what sd_llc_id says up to 6.12.  From 7.2 sd_llc_id names the
+ * cache and stays the same for CPUs that cpusets put in different LLC
+ * domains; per-LLC state follows the domain, as the idle search does.
+ */
+static __always_inline int wp_llc_key(int cpu)
+{
+	struct sched_domain *sd = wp_sd_llc(cpu);
+
+	return sd ? cpumask_first(sched_domain_span(sd)) : cpu;
 }
 
 /* cpus_share_cache(): same LLC id.  A read of per-CPU topology, not rq. */

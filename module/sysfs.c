@@ -377,8 +377,8 @@ static int wp_hist_snapshot(struct wp_hattr *ha)
 }
 
 static ssize_t latency_hist_read(struct file *f, struct kobject *k,
-				 struct bin_attribute *ba, char *buf,
-				 loff_t off, size_t count)
+				 WP_BIN_ATTR_CONST struct bin_attribute *ba,
+				 char *buf, loff_t off, size_t count)
 {
 	struct wp_hattr *ha = container_of(ba, struct wp_hattr, ba);
 	ssize_t ret = 0;

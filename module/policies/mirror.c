@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mirror: our reimplementation of the running kernel's whole wakeup path
- * (6.1 or 6.12): wake_wide, wake_affine, then select_idle_sibling as that
+ * (6.1, 6.12 or 7.2): wake_wide, wake_affine, then select_idle_sibling as that
  * kernel does it.  The control for the hook's overhead and the base the
  * other policies vary; its deliberate differences are listed in fair.c.
  */
@@ -21,6 +21,6 @@ static notrace int mirror_select(struct wp_wakeup *w)
  */
 struct wakeplace_policy wp_policy_mirror = {
 	.name = "mirror",
-	.description = "the running kernel's whole wakeup path (6.1 or 6.12), reimplemented (control)",
+	.description = "the running kernel's whole wakeup path (6.1, 6.12 or 7.2), reimplemented (control)",
 	.select_cpu = mirror_select,
 };
