@@ -138,8 +138,71 @@ static char *next_kv(char *buf, char **save, char **val)
 	return NULL;
 }
 
+/*
+ * sched_ext (7.x): a BPF scheduler that owns tasks takes them out of CFS,
+ * so their wakeups never reach select_task_rq_fair and the policy.
+ * WAKEPLACE_SCX_DIR: another directory than /sys/kernel/sched_ext (tests).
+ */
+struct scx_view {
+	bool present;		/* the kernel has sched_ext */
+	bool active;		/* a scheduler is loaded (any state but disabled) */
+	bool all;		/* switch_all: every task, not only SCHED_EXT ones */
+	char state[32];
+	char ops[64];
+};
+
+static void scx_read(struct scx_view *x)
+{
+	const char *dir = getenv("WAKEPLACE_SCX_DIR");
+	char path[512], buf[64];
+
+	memset(x, 0, sizeof(*x));
+	if (!dir || !*dir)
+		dir = "/sys/kernel/sched_ext";
+	snprintf(path, sizeof(path), "%s/state", dir);
+	if (read_path(path, x->state, sizeof(x->state)) < 0)
+		return;
+	x->present = true;
+	memmove(x->state, trim(x->state), strlen(trim(x->state)) + 1);
+	x->active = strcmp(x->state, "disabled") != 0;
+	snprintf(path, sizeof(path), "%s/switch_all", dir);
+	x->all = read_path(path, buf, sizeof(buf)) >= 0 && atoi(trim(buf)) == 1;
+	snprintf(path, sizeof(path), "%s/root/ops", dir);
+	if (!x->active || read_path(path, x->ops, sizeof(x->ops)) < 0)
+		x->ops[0] = '\0';
+	memmove(x->ops, trim(x->ops), strlen(trim(x->ops)) + 1);
+}
+
+static void scx_print(const struct scx_view *x)
+{
+	if (g.json) {
+		if (!x->present) {
+			j_null("sched_ext");
+			return;
+		}
+		j_obj("sched_ext");
+		j_str("state", x->state);
+		j_bool("active", x->active);
+		j_str("scheduler", x->active && x->ops[0] ? x->ops : NULL);
+		j_str("mode", !x->active ? NULL : x->all ? "all" : "partial");
+		j_end();
+		return;
+	}
+	if (!x->present)
+		return;
+	if (!x->active)
+		printf("sched_ext:   %s (CFS places every task)\n", x->state);
+	else if (x->all)
+		printf("sched_ext:   %s, scheduler %s, all tasks: their wakeups bypass CFS and the policy\n",
+		       x->state, x->ops[0] ? x->ops : "?");
+	else
+		printf("sched_ext:   %s, scheduler %s, partial: only SCHED_EXT tasks bypass CFS and the policy\n",
+		       x->state, x->ops[0] ? x->ops : "?");
+}
+
 int cmd_status(int argc, char **argv)
 {
+	struct scx_view scx;
 	char ver[64], kern[256], pol[WP_NAME_MAX + 2], shadow[WP_NAME_MAX + 2];
 	char state[512], ctr[WP_FILE_MAX], hook[512], period[32], fl[64];
 	char rel_k[128] = "?", problems[8][600];
@@ -175,6 +238,7 @@ int cmd_status(int argc, char **argv)
 	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
 		ctr[0] = '\0';
 	hs = hook_state(hook, sizeof(hook));
+	scx_read(&scx);
 
 	/* "<release> <flavour>" */
 	fl[0] = '\0';
@@ -244,6 +308,7 @@ int cmd_status(int argc, char **argv)
 		} else {
 			j_null("reverted");
 		}
+		scx_print(&scx);
 		j_str("hook", hs > 0 ? "attached" : hs == 0 ? "detached" : "unknown");
 		j_str("hook_line", hs > 0 ? hook : NULL);
 		if (!parse_u64(period, &v))
@@ -279,6 +344,7 @@ int cmd_status(int argc, char **argv)
 		printf("hook:        not attached (select_task_rq_fair not in enabled_functions)\n");
 	else
 		printf("hook:        unknown (enabled_functions not readable; mount tracefs, run as root)\n");
+	scx_print(&scx);
 	printf("sample:      one pick in %s timed\n", period);
 	printf("counters:   ");
 	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
