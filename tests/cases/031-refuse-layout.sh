@@ -62,11 +62,17 @@ refused test_corrupt_layout=sd_llc_size "$lay: sd_llc_size:"
 refused test_corrupt_layout=sd_llc_id "$lay: sd_llc_id:"
 refused test_corrupt_layout=sd_llc_shared "$lay: sd_llc_shared:"
 refused test_corrupt_layout=sd_asym_cpucapacity "$lay: sd_asym_cpucapacity:"
+# Fields the newer kernels have (6.12 on; 7.2 adds sd_balance_shared).
 case $(uname -r) in
-6.12.*)
+6.1.*) ;;
+*)
 	refused test_corrupt_layout=cfs_h_nr_runnable "$lay: cfs_rq->h_nr_runnable:"
 	refused test_corrupt_layout=sd_share_id "$lay: sd_share_id:"
 	;;
+esac
+case $(uname -r) in
+6.*) ;;
+*) refused test_corrupt_layout=sd_balance_shared "$lay: sd_balance_shared:" ;;
 esac
 
 # The build identity: a module that cannot tell which kernel build it was

@@ -4,8 +4,6 @@
 # requires: module perf topo=llc2
 . "$WP_TESTS/lib.sh"
 
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
-
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 wp_write shadow mirror || fail "shadow mirror refused"
@@ -14,9 +12,11 @@ wp_write stats/reset all
 # Moderate load: fewer runnable tasks than CPUs most of the time.
 perf bench sched messaging -g 1 -l 100 >/dev/null 2>&1 || fail "workload failed"
 perf bench sched pipe -l 10000 >/dev/null 2>&1 || fail "workload failed"
-cmp=$(stat_of mirror shadow_compared)
-agree=$(stat_of mirror shadow_agreed)
+# One read: wakeups go on between two, and agreed would outrun compared.
+read -r cmp agree < <(wp_read stats/mirror | awk '$1 == "shadow_compared" { c = $2 }
+	$1 == "shadow_agreed" { a = $2 } END { print c + 0, a + 0 }')
 assert_gt "$cmp" 1000 "picks compared"
+assert_le "$agree" "$cmp" "agreed <= compared"
 pct=$(awk -v a="$agree" -v c="$cmp" 'BEGIN { printf "%.2f", 100 * a / c }')
 log "mirror agrees with stock on $agree of $cmp picks ($pct%)"
 echo "agreement $pct" > "$WP_OUT/agreement"

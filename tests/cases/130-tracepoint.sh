@@ -12,10 +12,14 @@ tr=$TRACEFS
 	fail "no tracefs event wakeplace/select_cpu"
 # Every pick timed: each event then carries its own cost.
 echo 1 > /sys/kernel/wakeplace/sample_period || fail "cannot set sample_period"
-perf record -q -B -N -e wakeplace:select_cpu -o "$WP_OUT/perf.data" -- \
-	perf bench sched messaging -g 1 -l 20 >/dev/null 2>&1 ||
-	fail "perf record failed"
-perf script -i "$WP_OUT/perf.data" > "$WP_OUT/script.txt" 2>/dev/null
+# perf.data in the guest's own /tmp: perf's writes to the 9p results
+# directory fail with EFAULT on 7.2.  The scripts go to the results.
+pd=$(mktemp -d /tmp/wp130.XXXXXX) || fail "mktemp"
+at_exit "rm -rf $pd"
+perf record -q -B -N -e wakeplace:select_cpu -o "$pd/perf.data" -- \
+	perf bench sched messaging -g 1 -l 20 >/dev/null 2> "$WP_OUT/perf.err" ||
+	fail "perf record failed: $(tail -3 "$WP_OUT/perf.err")"
+perf script -i "$pd/perf.data" > "$WP_OUT/script.txt" 2>/dev/null
 ev='wakeplace:select_cpu: policy=idlemask pid=[0-9]* prev=[0-9]* target=[0-9]* chosen=[0-9]* outcome=[a-z]* scanned=[0-9]* remote=[0-9]* cost_ns=[0-9]*$'
 n=$(grep -c "$ev" "$WP_OUT/script.txt")
 log "$(head -2 "$WP_OUT/script.txt")"
@@ -32,10 +36,10 @@ assert_gt "$remote" 0 "events that read another CPU's runqueue (remote > 0)"
 # nearly all do.
 echo 65536 > /sys/kernel/wakeplace/sample_period ||
 	fail "cannot set sample_period 65536"
-perf record -q -B -N -e wakeplace:select_cpu -o "$WP_OUT/perf2.data" -- \
+perf record -q -B -N -e wakeplace:select_cpu -o "$pd/perf2.data" -- \
 	perf bench sched messaging -g 1 -l 10 >/dev/null 2>&1 ||
 	fail "perf record failed"
-perf script -i "$WP_OUT/perf2.data" > "$WP_OUT/script2.txt" 2>/dev/null
+perf script -i "$pd/perf2.data" > "$WP_OUT/script2.txt" 2>/dev/null
 n2=$(grep -c "$ev" "$WP_OUT/script2.txt")
 timed2=$(grep "$ev" "$WP_OUT/script2.txt" | grep -vc ' cost_ns=0$')
 assert_gt "$n2" 10 "events at sample_period=65536"

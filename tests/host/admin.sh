@@ -80,7 +80,7 @@ refusal() { # DESC EXPECTED_RC PATTERN RELEASE [WP_KDIR]
 	fi
 }
 fakehdr "$tmp/h65" 6 5
-refusal "dkms-build refuses Linux 6.5 (exit 77, one line)" 77 "supports 6.1 and 6.12" 6.5.0-1-amd64 "$tmp/h65"
+refusal "dkms-build refuses Linux 6.5 (exit 77, one line)" 77 "supports $(scripts/gen-version kernels-text)" 6.5.0-1-amd64 "$tmp/h65"
 fakehdr "$tmp/hnobtf" 6 1 'CONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n'
 refusal "dkms-build refuses a kernel built without BTF (exit 77)" 77 CONFIG_DEBUG_INFO_BTF 6.1.0-1-custom "$tmp/hnobtf"
 fakehdr "$tmp/hnoftrace" 6 12 'CONFIG_DEBUG_INFO_BTF=y\nCONFIG_FUNCTION_TRACER=y\n'
