@@ -189,6 +189,12 @@ static void arm_add(struct arm *a, double x)
 	a->n++;
 }
 
+/* The guardrail's window: the last AUTO_WIN values, or fewer. */
+static int win(const struct arm *a)
+{
+	return a->n < AUTO_WIN ? a->n : AUTO_WIN;
+}
+
 /* Student's t, one-sided 95%, by degrees of freedom 1..30; then normal. */
 static double t95(double df)
 {
@@ -214,8 +220,7 @@ static double t95(double df)
 static bool worse_beyond(const struct arm *a, const struct arm *b,
 			 double margin, double *t_out)
 {
-	int na = a->n < AUTO_WIN ? a->n : AUTO_WIN;
-	int nb = b->n < AUTO_WIN ? b->n : AUTO_WIN;
+	int na = win(a), nb = win(b);
 	double ma, va, mb, vb, sa, sb, se, diff, df;
 
 	*t_out = NAN;
@@ -642,8 +647,8 @@ static void advance(struct auto_run *r, int a, double x)
 			r->drift_run = 0;
 	}
 	if (r->chosen && worse_beyond(c, &r->arm[0], r->c.margin, &t)) {
-		arm_stats(c, AUTO_WIN, &m, &v);
-		arm_stats(&r->arm[0], AUTO_WIN, &t, &v);
+		arm_stats(c, win(c), &m, &v);
+		arm_stats(&r->arm[0], win(&r->arm[0]), &t, &v);
 		r->chosen = 0;
 		decision(r, "guardrail", 0, "%s %s worse than stock's %s by more than %g%% (95%% one-sided Welch test)",
 			 c->name, fmt_val(b1, r->c.obj, unlog(r->c.obj, m)),
@@ -987,7 +992,9 @@ static int auto_loop(struct auto_run *r, const char **why)
 		}
 		r->epoch++;
 		rc = check_policy(r, &changed);
-		if (rc || changed)
+		if (rc)
+			return rc;
+		if (changed)
 			continue;	/* that epoch is not the arm's */
 		counted = n >= r->c.min_samples && !isnan(v);
 		epoch_line(r, a, v, n, counted);
