@@ -1036,6 +1036,14 @@ int cmd_auto(int argc, char **argv)
 	r->chosen = 0;
 	start_explore(r, "start");
 	rc = auto_loop(r, &why);
+	/* an unload caught half-way fails a read or write before the
+	 * directory goes: give it a second to tell the two apart
+	 */
+	for (err = 0; rc && rc != EX_NOTLOADED && err < 10 && module_loaded();
+	     err++)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	if (rc && rc != EX_NOTLOADED && !module_loaded())
+		rc = need_module();
 
 	/* Whatever happened: the machine is left on the fallback. */
 	if (rc == EX_NOTLOADED) {
