@@ -190,7 +190,7 @@ check "JSON lines: every line is one object with an event" lines_ok
 check "JSON lines: start, epoch, decision and exit events with their keys" \
 	eval 'jq -e -s "(.[0].event == \"start\") and ([.[] | select(.event == \"epoch\") | has(\"time\") and has(\"epoch\") and has(\"phase\") and has(\"policy\") and has(\"objective\") and has(\"value\") and has(\"wakeups\") and has(\"counted\")] | length > 0 and all) and ([.[] | select(.event == \"decision\") | has(\"action\") and has(\"policy\") and has(\"reason\") and (.scores | type == \"array\")] | length > 0 and all)" "$LINES" >/dev/null'
 check "JSON lines: the epochs' values are the profile's p99 (bucket midpoints)" \
-	eval '[ "$(jq -r "select(.event == \"epoch\" and .policy == \"noscan\") | .value" "$LINES" | sort -u)" = 11391.5 ]'
+	eval '[ "$(jq -r "select(.event == \"epoch\" and .policy == \"noscan\" and .counted) | .value" "$LINES" | sort -u)" = 11391.5 ]'
 
 # ---- every candidate worse than stock: stays on stock; SIGINT -------------------
 profile stock=$B11 noscan=$B32 prevsmt=$B99
@@ -257,5 +257,24 @@ check "unload: auto exits 3 and says the module is not loaded" \
 check "unload: nothing recreated, state file removed" eval '[ ! -e "$T" ] && [ ! -e "$WAKEPLACE_AUTO_STATE" ]'
 mv "$T.gone" "$T"
 stop_fake
+
+# ---- man page and completion know every option of auto ------------------------
+run auto help
+OPTS=$(grep -o -- "--[a-z-]*" "$OUT" | sort -u)
+missing=""
+for o in $OPTS; do
+	grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$CTL_TOP/ctl/wakeplacectl.8" || missing="$missing $o"
+done
+check "man page: every option of auto help is documented" eval '[ -n "$OPTS" ] && [ -z "$missing" ] || { echo "missing:$missing"; false; }'
+check "man page: AUTO section with candidates, objectives, rule, JSON lines" \
+	eval 'for s in "AUTO" "SS Candidates" "SS Objectives" "SS Rule" "SS JSON lines"; do grep -q "^\.S[HS] *${s#SS }\$" "$CTL_TOP/ctl/wakeplacectl.8" || exit 1; done'
+. "$CTL_TOP/ctl/bash-completion/wakeplacectl"
+comp() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _wakeplacectl; echo "${COMPREPLY[*]}"; }
+check "completion: auto's options" eval '[ "$(comp wakeplacectl auto --ob)" = "--objective" ] && [ "$(comp wakeplacectl auto --da)" = "--daemon" ]'
+check "completion: every option of auto help" eval '[ "$(for o in $OPTS; do comp wakeplacectl auto "$o"; done | tr " " "\n" | sort -u | tr "\n" " ")" = "$(echo $OPTS) " ]'
+check "completion: auto --objective values" eval '[ "$(comp wakeplacectl auto --objective "")" = "p99 mean wakeups" ]'
+check "completion: auto --candidates completes the last name of the list" \
+	eval '[ "$(comp wakeplacectl auto --candidates stock,nos)" = "stock,noscan" ]'
+check "completion: auto --fallback policy names" eval '[ "$(comp wakeplacectl auto --fallback mi)" = "mirror" ]'
 
 done_testing
