@@ -94,6 +94,9 @@ static void say(struct auto_run *r, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* prio: syslog's, 6 info, 7 debug (shown with -v), 4 warning. */
+/* stdout or stderr went away (a closed pipe): stop, leaving the fallback. */
+static bool out_broken;
+
 static void say(struct auto_run *r, int prio, const char *fmt, ...)
 {
 	char msg[1024];
@@ -107,11 +110,12 @@ static void say(struct auto_run *r, int prio, const char *fmt, ...)
 	/* journald reads the <N> prefix of a service's stderr lines */
 	if (r->c.daemon)
 		fprintf(stderr, "<%d>wakeplacectl auto: %s\n", prio, msg);
-	else if (!g.json)
-		printf("%s\n", msg);
 	else if (prio <= 4)
 		fprintf(stderr, "wakeplacectl auto: %s\n", msg);
-	fflush(NULL);
+	else if (!g.json)
+		printf("%s\n", msg);
+	if (fflush(NULL) || ferror(stdout) || ferror(stderr))
+		out_broken = true;
 }
 
 static void jl_start(struct auto_run *r, const char *event)
@@ -126,7 +130,8 @@ static void jl_end(struct auto_run *r)
 {
 	json_end(&r->js);
 	fputc('\n', stdout);
-	fflush(stdout);
+	if (fflush(stdout) || ferror(stdout))
+		out_broken = true;
 }
 
 /* The value of an objective in its unit, for people. */
@@ -321,7 +326,8 @@ static void write_state(struct auto_run *r, const char *policy)
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", r->c.state, (int)getpid());
 	f = fopen(tmp, "w");
 	if (!f) {
-		verbose("cannot write %s: %s", tmp, strerror(errno));
+		say(r, 4, "cannot write %s: %s; status will not show auto",
+		    tmp, strerror(errno));
 		return;
 	}
 	fprintf(f, "pid %d\npolicy %s\nphase %s\nobjective %s\nepoch %llu\n"
@@ -330,7 +336,8 @@ static void write_state(struct auto_run *r, const char *policy)
 		obj_name[r->c.obj], (unsigned long long)r->epoch,
 		(long long)time(NULL), r->why);
 	if (fclose(f) || rename(tmp, r->c.state)) {
-		verbose("cannot write %s: %s", r->c.state, strerror(errno));
+		say(r, 4, "cannot write %s: %s; status will not show auto",
+		    r->c.state, strerror(errno));
 		unlink(tmp);
 	}
 }
@@ -978,6 +985,8 @@ static int auto_loop(struct auto_run *r, const char **why)
 	int a, rc;
 
 	for (;;) {
+		if (out_broken)
+			return fail(EX_FAIL, "cannot write the output (a closed pipe?); stopping");
 		if (r->c.epochs && r->epoch >= r->c.epochs) {
 			*why = "--epochs reached";
 			return 0;
@@ -1028,6 +1037,8 @@ int cmd_auto(int argc, char **argv)
 	if (rc)
 		return rc;
 	catch_signals();
+	/* a reader that goes away must not kill auto before it leaves stock */
+	signal(SIGPIPE, SIG_IGN);
 	if (g.json)
 		json_init(&r->js, stdout, JSON_COMPACT,
 			  JSON_ESC_ASCII | JSON_ESC_SHORT);

@@ -10,6 +10,7 @@
 # unload, status, --daemon and the JSON lines.  No timing assertion: every
 # wait is bounded (a hang guard), epochs are long enough for a loaded host.
 # TAP output.
+# shellcheck disable=SC2034 # ARC, SUM, RC: read by the eval'd checks
 set -u
 . "$(dirname "$0")/../../ctl/test-lib.sh"
 
@@ -34,7 +35,7 @@ B99=400	# [98304, 100352): p99 99327 ns
 
 # profile POLICY=BUCKET...: the load's latency for each policy (others 300).
 profile() {
-	printf '%s\n' "$@" | tr = ' ' | put "$PROFILE"
+	printf '%s\n' "$@" | tr '=' ' ' | put "$PROFILE"
 }
 
 # fake_load: every 50 ms, 40 wakeups of the policy named in the policy
@@ -191,6 +192,14 @@ check "JSON lines: start, epoch, decision and exit events with their keys" \
 	eval 'jq -e -s "(.[0].event == \"start\") and ([.[] | select(.event == \"epoch\") | has(\"time\") and has(\"epoch\") and has(\"phase\") and has(\"policy\") and has(\"objective\") and has(\"value\") and has(\"wakeups\") and has(\"counted\")] | length > 0 and all) and ([.[] | select(.event == \"decision\") | has(\"action\") and has(\"policy\") and has(\"reason\") and (.scores | type == \"array\")] | length > 0 and all)" "$LINES" >/dev/null'
 check "JSON lines: the epochs' values are the profile's p99 (bucket midpoints)" \
 	eval '[ "$(jq -r "select(.event == \"epoch\" and .policy == \"noscan\" and .counted) | .value" "$LINES" | sort -u)" = 11391.5 ]'
+
+# ---- a reader that goes away (SIGPIPE): auto still leaves the fallback ------------
+RC=0
+timeout 120 "$WP_CTL" -j auto "${EP[@]}" --fallback mirror 2>"$ERR" | head -3 >"$OUT"
+RC=${PIPESTATUS[0]}
+check "closed pipe: exit 1 (not killed by SIGPIPE), left on the fallback" \
+	eval '[ $RC = 1 ] && policy_is mirror && [ "$(wc -l <"$OUT")" = 3 ] && grep -q "cannot write the output" "$ERR"'
+echo stock >"$T/policy"
 
 # ---- every candidate worse than stock: stays on stock; SIGINT -------------------
 profile stock=$B11 noscan=$B32 prevsmt=$B99
