@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wakeplacectl auto: pick the best policy online, and keep picking as the
- * load changes.  One more client of the sysfs ABI: it switches policy and
- * reads latency_hist/<policy>, nothing else.
+ * load changes.  One more client of the sysfs ABI: it writes policy only,
+ * and reads the policies and tunables, latency_sample, state and
+ * latency_hist/.
  *
  * The rule is successive halving with stock always kept (see
  * wakeplacectl.8, AUTO).  An epoch measures the policy it ran: the
@@ -548,7 +549,8 @@ static void start_explore(struct auto_run *r, const char *fmt, ...)
 		r->arm[i].since = r->arm[i].n;
 	}
 	plan_round(r);
-	decision(r, "explore", r->cur >= 0 ? r->cur : 0, "%s", why);
+	/* the policy named is the one the first epoch runs */
+	decision(r, "explore", r->queue[0], "%s", why);
 }
 
 static int cmp_mean(const struct auto_run *r, int a, int b)
