@@ -200,6 +200,39 @@ static void scx_print(const struct scx_view *x)
 		       x->state, x->ops[0] ? x->ops : "?");
 }
 
+/* Whether `wakeplacectl auto` is in charge, from its state file. */
+static void j_auto(void)
+{
+	struct auto_state a;
+
+	if (auto_state_read(&a)) {
+		j_null("auto");
+		return;
+	}
+	j_obj("auto");
+	j_i64("pid", a.pid);
+	j_bool("running", a.alive);
+	j_str("policy", a.policy);
+	j_str("phase", a.phase);
+	j_str("objective", a.objective);
+	j_str("reason", a.reason);
+	j_end();
+}
+
+static void text_auto(void)
+{
+	struct auto_state a;
+
+	if (auto_state_read(&a))
+		return;
+	if (a.alive)
+		printf("auto:        in charge (pid %d): %s, %s, %s: %s\n",
+		       a.pid, a.policy, a.phase, a.objective, a.reason);
+	else
+		printf("auto:        not running (stale state of pid %d)\n",
+		       a.pid);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct scx_view scx;
@@ -309,6 +342,7 @@ int cmd_status(int argc, char **argv)
 			j_null("reverted");
 		}
 		scx_print(&scx);
+		j_auto();
 		j_str("hook", hs > 0 ? "attached" : hs == 0 ? "detached" : "unknown");
 		j_str("hook_line", hs > 0 ? hook : NULL);
 		if (!parse_u64(period, &v))
@@ -336,6 +370,7 @@ int cmd_status(int argc, char **argv)
 	printf("policy:      %s\n", pol);
 	printf("shadow:      %s\n", shadow);
 	printf("state:       %s\n", state);
+	text_auto();
 	if (hs > 0)
 		printf("hook:        attached (%s)\n", hook);
 	else if (hs == 0 && !strcmp(pol, "stock") && !strcmp(shadow, "off"))

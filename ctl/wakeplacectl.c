@@ -61,6 +61,7 @@ static const struct object objects[] = {
 	{ "tune", cmd_tune, NULL, NULL },
 	{ "stats", NULL, stats_cmds, "show" },
 	{ "watch", cmd_watch, NULL, NULL },
+	{ "auto", cmd_auto, NULL, NULL },
 	{ "shadow", NULL, shadow_cmds, "show" },
 	{ "load", cmd_load, NULL, NULL },
 	{ "unload", cmd_unload, NULL, NULL },
@@ -89,6 +90,8 @@ static void help_global(void)
 "  stats {show|reset|period|latency-sample}\n"
 "                                  per-policy statistics, wakeup latency\n"
 "  watch [-i SECONDS]              live view, q quits\n"
+"  auto [--candidates A,B] [--objective p99|mean|wakeups] [--daemon]\n"
+"                                  pick the best policy online, keep picking\n"
 "  shadow {show|set}               shadow policy compared with the active one\n"
 "  load [--policy NAME] [--ko PATH] [-- MODPARAMS...]\n"
 "  unload\n"
@@ -178,6 +181,29 @@ void help_object(const char *obj)
 "per second, their latency p50/p99/p99.9 and the placement quality of\n"
 "the interval.  Keys: q quit, a toggle all policies.  Ctrl-C also\n"
 "quits; the terminal is restored.\n");
+	else if (!strcmp(obj, "auto"))
+		printf(
+"Usage: wakeplacectl auto [--candidates A,B,...] [--objective p99|mean|wakeups]\n"
+"                         [--epoch SECONDS] [--margin PCT] [--drift PCT]\n"
+"                         [--explore N] [--recheck N] [--min-samples N]\n"
+"                         [--epochs N] [--fallback POLICY] [--state FILE]\n"
+"                         [--daemon]\n"
+"\n"
+"Measure the candidates (default: stock and every policy without\n"
+"tunables but mirror) in epochs of --epoch seconds (default 2) by\n"
+"successive halving, stock always kept; run the best; re-explore when its\n"
+"objective drifts by more than --drift %% (default 50) for 3 epochs; every\n"
+"--recheck epochs (default 10) run one on stock, and go back to stock\n"
+"when the choice is worse than stock by more than --margin %% (default 5)\n"
+"with 95%% confidence (Welch's test on the last 8 epochs).  Objectives:\n"
+"p99 (default) or mean wakeup latency, wakeups (tracked per second).\n"
+"Epochs with fewer than --min-samples (100) wakeups do not count.\n"
+"On a signal, an error, --epochs N epochs or the module's unload it\n"
+"leaves the policy on --fallback (default stock).  -j: one JSON object a\n"
+"line per epoch and decision.  --daemon: messages to stderr for the\n"
+"journal.  The state file (default %s, or $WAKEPLACE_AUTO_STATE)\n"
+"tells `wakeplacectl status` that auto is in charge.\n",
+"/run/wakeplace/auto.state");
 	else if (!strcmp(obj, "shadow"))
 		printf(
 "Usage: wakeplacectl shadow show\n"
@@ -218,7 +244,7 @@ static int cmd_help(int argc, char **argv)
 		    (!hit || !strcmp(o->name, argv[1])))
 			hit = o;
 	if (!hit)
-		return usage_err("no help for '%s'; objects: status policy tune stats watch shadow load unload",
+		return usage_err("no help for '%s'; objects: status policy tune stats watch auto shadow load unload",
 				 argv[1]);
 	help_object(hit->name);
 	return 0;

@@ -125,6 +125,19 @@ int cmd_stats_period(int argc, char **argv);
 int cmd_stats_latency_sample(int argc, char **argv);
 int cmd_watch(int argc, char **argv);		/* watch.c */
 
+int cmd_auto(int argc, char **argv);		/* auto.c */
+
+/* auto's state file (/run/wakeplace/auto.state), as status reads it. */
+struct auto_state {
+	int pid;
+	bool alive;		/* the pid is running */
+	char policy[WP_NAME_MAX + 1];
+	char phase[16];
+	char objective[16];
+	char reason[512];
+};
+int auto_state_read(struct auto_state *s);
+
 /* ---- help texts (wakeplacectl.c) ---- */
 void help_object(const char *obj);
 
