@@ -50,6 +50,7 @@ share() {
 		fail "fewer than 10 traced picks of the wakee"
 }
 
+stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 in_list() { [[ " $2 " == *" $1 "* ]]; }
 
 # 1. prev idle next to the waker, in one LLC.
@@ -106,3 +107,7 @@ log "rule 3: waker $W, busy prev $P, idle CPUs: $E"
 out=$(picks prevfirst -w "$W" -p "$P" -s "$P" -n 40)
 assert_ge "$(share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
 	"prevfirst: % of picks on an idle CPU of the target's LLC when prev is busy"
+# Placement quality is tracked for prevfirst as for every policy: rule 3
+# moved the wakee off its busy prev.
+assert_gt "$(stat_of prevfirst migrated)" 0 "prevfirst: migrated wakeups"
+[ -n "$(stat_of prevfirst stacked)" ] || fail "stats/prevfirst has no stacked line"

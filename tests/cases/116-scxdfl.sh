@@ -52,6 +52,7 @@ share() {
 		fail "fewer than 10 traced picks of the wakee"
 }
 
+stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 in_list() { [[ " $2 " == *" $1 "* ]]; }
 
 # 1. Prev busy in another LLC if there is one (else in the waker's), so
@@ -79,7 +80,15 @@ out=$(awk "$inW" <<<"$out")
 assert_ge "$(share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
 	"no sync (control): % of picks on an idle CPU of the waker's LLC"
 
-has_smt || skip "rules 2 and 3 need SMT (rule 1 passed)"
+# Placement quality is tracked for scxdfl as for every policy: rule 1
+# moved the wakee off its busy prev.
+assert_gt "$(stat_of scxdfl migrated)" 0 "scxdfl: migrated wakeups"
+[ -n "$(stat_of scxdfl stacked)" ] || fail "stats/scxdfl has no stacked line"
+
+if ! has_smt; then
+	log "SKIP rules 2 and 3: they need SMT"
+	exit 0
+fi
 
 # 2. prev idle beside the busy waker, a whole core idle elsewhere.
 sib=$(cpulist_expand "$(smt_siblings "$W")" | xargs)

@@ -23,6 +23,7 @@ wp_load policy=eager
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp117
 inst=$WP_TRACE_INST
+stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 level() { wp_read policies/eager/counters | awk -v k="$1" '$1 == k { print $2 }'; }
 for l in prev target core cluster llc none; do
 	[ -n "$(level $l)" ] || fail "policies/eager/counters has no $l line"
@@ -47,6 +48,7 @@ K=$(for c in $(cpulist_expand "$(cpus_of_llc "$P")"); do [ "$c" != "$W" ] && ech
 R=20
 log "waker $W, prev $P, $K wakees, $R rounds"
 
+wp_write stats/reset eager || fail "stats/reset eager refused"
 declare -A l0
 for l in prev target core cluster llc none; do l0[$l]=$(level $l); done
 echo > "$inst/trace"
@@ -65,35 +67,55 @@ log "rounds in which the wakees ran on distinct CPUs: $(awk '$1 == "distinct" { 
 
 # Per round: the wakees' picks; "twice" counts a CPU picked again in a
 # round by a pick that was not a fallback.
-read -r picks found twice rounds < <(awk -v tids=" $tids " '
+# first: rounds whose first pick took prev P (level prev); mask: picks
+# found past prev and target (levels core, cluster, llc); sib: rounds
+# whose second pick is an SMT sibling of P (the LLC level, lowest CPU
+# first, would give the waker's sibling on smt: 0 1 | 2 3, W 0, P 2).
+sibs=" $(cpulist_expand "$(smt_siblings "$P")" | xargs) "
+read -r picks found twice rounds first mask sib < <(awk -v tids=" $tids " -v p="$P" -v sibs="$sibs" '
 	function val(k) {
 		if (!match($0, " " k "=[^ ]+"))
 			return ""
 		return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
 	}
 	/wakeburst end/ { exit }
-	/wakeburst round / { rounds++; delete seen; next }
+	/wakeburst round / { rounds++; delete seen; n = 0; next }
 	/select_cpu: policy=eager / {
 		if (!index(tids, " " val("pid") " "))
 			next
 		picks++
-		if (val("outcome") == "fallback")
+		o = val("outcome")
+		c = val("chosen")
+		if (n == 0 && o == "prev" && c == p)
+			first++
+		if (o == "mask")
+			mask++
+		if (n++ == 1 && c != p && index(sibs, " " c " "))
+			sib++
+		if (o == "fallback")
 			next
 		found++
-		c = val("chosen")
 		if (c in seen)
 			twice++
 		seen[c] = 1
 	}
-	END { print picks + 0, found + 0, twice + 0, rounds + 0 }' "$inst/trace")
-log "traced: $picks picks of the wakees in $rounds rounds, $found found an idle CPU, $twice picked a CPU again"
+	END { print picks + 0, found + 0, twice + 0, rounds + 0, first + 0, mask + 0, sib + 0 }' "$inst/trace")
+log "traced: $picks picks of the wakees in $rounds rounds, $found found an idle CPU, $twice picked a CPU again; $first rounds began with prev, $mask picks past target, $sib second picks on a sibling of prev"
 assert_eq "$rounds" "$R" "rounds marked in the trace"
 assert_ge "$picks" $((K * R * 3 / 4)) "traced picks of the wakees"
 assert_eq "$twice" 0 "CPUs picked twice in a round"
 assert_ge $((found * 100 / picks)) 75 "% of the wakees' picks on an idle CPU"
-assert_ge "${d[prev]}" $((R * 3 / 4)) "prev level hits (one wakee per round)"
+assert_ge "$first" $((R * 3 / 4)) "rounds whose first pick is prev"
+assert_ge "${d[prev]}" "$first" "prev level hits (at least the wakees')"
+# Placement quality is tracked for eager as for every policy (latency.c):
+# the wakees left prev, one pick in a round at most stays there.
+assert_gt "$(stat_of eager tracked)" 0 "eager: tracked wakeups"
+assert_gt "$(stat_of eager migrated)" 0 "eager: migrated wakeups"
+[ -n "$(stat_of eager stacked)" ] || fail "stats/eager has no stacked line"
+assert_ge "$mask" $((R * 3 / 4)) "the wakees' picks past prev and target"
+assert_ge $((d[core] + d[cluster] + d[llc])) "$mask" "core, cluster and llc level hits (at least the wakees')"
 if has_smt; then
-	assert_ge "${d[core]}" $((R * 3 / 4)) "core level hits (prev's idle sibling)"
-else
-	assert_ge "${d[llc]}" $((R * 3 / 4)) "llc level hits"
+	# The second wakee of a round: prev's idle sibling, before the LLC.
+	assert_ge "$sib" $((R * 3 / 4)) "rounds whose second pick is prev's idle sibling"
+	assert_ge "${d[core]}" "$sib" "core level hits (at least the wakees')"
 fi
