@@ -40,6 +40,7 @@
 	  "the policy declined, the kernel decided"),			\
 	X(7, LOCAL, local, "LOCAL", "LCL",				\
 	  "woken on the waker's CPU by choice (shortwake: short "	\
-	  "waker and wakee, no idle core)"))
+	  "waker and wakee, no idle core; scxdfl: a sync wakeup, "	\
+	  "nothing else queued there)"))
 
 #endif /* WP_OUTCOMES_H */

@@ -400,6 +400,12 @@ static ssize_t description_show(struct kobject *k, struct kobj_attribute *a,
 	return sysfs_emit(buf, "%s\n", to_pattr(a)->pol->description);
 }
 
+static ssize_t pol_counters_show(struct kobject *k, struct kobj_attribute *a,
+				 char *buf)
+{
+	return to_pattr(a)->pol->counters_show(buf);
+}
+
 static ssize_t tunables_show(struct kobject *k, struct kobj_attribute *a,
 			     char *buf)
 {
@@ -523,7 +529,7 @@ int wp_sysfs_init(void)
 	for (i = 0; i < ARRAY_SIZE(wp_attrs); i++)
 		wp_attr_ptrs[i] = &wp_attrs[i].attr;
 
-	wp_max_pattrs = wp_nr_policies * (4 + WP_MAX_TUNABLES);
+	wp_max_pattrs = wp_nr_policies * (5 + WP_MAX_TUNABLES);
 	wp_pattrs = kcalloc(wp_max_pattrs, sizeof(*wp_pattrs), GFP_KERNEL);
 	wp_hattrs = kcalloc(wp_nr_policies, sizeof(*wp_hattrs), GFP_KERNEL);
 	if (!wp_pattrs || !wp_hattrs) {
@@ -582,6 +588,9 @@ int wp_sysfs_init(void)
 		if (!ret)
 			ret = wp_add_pattr(pol->kobj, "tunables", 0444,
 					   tunables_show, NULL, pol, 0);
+		if (!ret && pol->counters_show)
+			ret = wp_add_pattr(pol->kobj, "counters", 0444,
+					   pol_counters_show, NULL, pol, 0);
 		for (j = 0; !ret && j < pol->nr_tunables; j++)
 			ret = wp_add_pattr(pol->kobj, pol->tunables[j].name,
 					   0644, tunable_show, tunable_store,

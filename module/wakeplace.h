@@ -122,6 +122,10 @@ struct wp_pstats;
  *	while not in a slot are not replayed.  The sched_switch probe is the
  *	per-LLC idle state's: a policy with this hook has the core start the
  *	idle state for it as if it set @needs_idle_state.
+ * @counters_show: optional; the policy's own counters, for
+ *	policies/<name>/counters: writes "name value" lines into @buf (a
+ *	sysfs page) and returns their length.  Called without locks while
+ *	the policy may be in use; reads only what @select_cpu counts.
  * @needs_idle_state: the policy reads the per-LLC idle masks, which are
  *	maintained only while such a policy is active or shadowed: the core
  *	starts them before @init and stops them after @exit.
@@ -141,6 +145,7 @@ struct wakeplace_policy {
 	void (*context_switch)(bool preempt, struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state);
+	ssize_t (*counters_show)(char *buf);
 	bool needs_idle_state;
 	struct wp_tunable *tunables;
 	unsigned int nr_tunables;

@@ -37,8 +37,9 @@ check "-j -V: version JSON with the module's version" \
 run
 check "no object: usage error 2" eval '[ $RC = 2 ] && grep -q "missing OBJECT" "$ERR"'
 
+NPOL=$(wc -w <<<"$FAKE_POLICIES")
 run pol l
-check "'pol l' is policy list" eval '[ $RC = 0 ] && grep -q "^\* stock" "$OUT" && [ $(grep -c "the .* policy" "$OUT") = 10 ]'
+check "'pol l' is policy list" eval '[ $RC = 0 ] && grep -q "^\* stock" "$OUT" && [ $(grep -c "the .* policy" "$OUT") = $NPOL ]'
 run s
 check "'s' is ambiguous (status, stats, shadow): exit 2" \
 	eval '[ $RC = 2 ] && grep -q "ambiguous object .s.: status, stats, shadow" "$ERR"'
@@ -59,8 +60,8 @@ run policy list
 check "policy list marks active (*) and shadow (+)" \
 	eval 'grep -q "^\* stock  *the stock policy" "$OUT" && grep -q "^+ mirror  *the mirror policy" "$OUT"'
 run -j policy list
-check "policy list -j: valid, 10 policies, active/shadow flags" \
-	eval 'json_ok && [ "$(jq -r ".policies|length" "$OUT")" = 10 ] &&
+check "policy list -j: valid, $NPOL policies, active/shadow flags" \
+	eval 'json_ok && [ "$(jq -r ".policies|length" "$OUT")" = $NPOL ] &&
 	      [ "$(jq -r ".active" "$OUT")" = stock ] &&
 	      [ "$(jq -r ".policies[]|select(.active)|.name" "$OUT")" = stock ] &&
 	      [ "$(jq -r ".policies[]|select(.shadow)|.name" "$OUT")" = mirror ] &&

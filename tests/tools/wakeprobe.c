@@ -5,12 +5,13 @@
  * A wakee thread is made to last run on PREV (pinned there, then unpinned
  * while it sleeps, so the kernel's prev_cpu is PREV but any CPU is
  * allowed); optional spinner threads keep CPUs busy; a waker pinned to
- * WAKER wakes the wakee through a futex and waits for its answer.  The
+ * WAKER wakes the wakee through a futex (-S: a pipe, whose write wakes
+ * the reader as a sync wakeup, WF_SYNC) and waits for its answer.  The
  * wakee reports the CPU it woke up on.  Prints one line per CPU:
  * "cpu N count", then "trials N".
  *
  * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]
- *                  [-b BUSY_US] [-x CPU] [-I]
+ *                  [-b BUSY_US] [-x CPU] [-I] [-S]
  *
  * SETTLE_US (default 20000) is how long the waker waits after the wakee
  * said it is going to sleep, so that it really sleeps when woken.
@@ -35,10 +36,10 @@
 #include <unistd.h>
 
 #define MAX_SPIN 64
-#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I]\n"
+#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I] [-S]\n"
 
 static int waker_cpu = -1, prev_cpu = -1, trials = 50, exclude_cpu = -1;
-static int wakee_idle;
+static int wakee_idle, sync_pipe[2] = { -1, -1 };
 static long settle_us = 20000, busy_us;
 static int spin_cpus[MAX_SPIN], nr_spin;
 static atomic_int go_word, ack_word, stop;
@@ -120,6 +121,15 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
+/* The wakee waits for go_word to change: on the futex, or in read(). */
+static void wake_wakee(void)
+{
+	if (sync_pipe[1] < 0)
+		futex_wake(&go_word);
+	else if (write(sync_pipe[1], "g", 1) != 1)
+		exit(2);
+}
+
 static pid_t wakee_tid;
 static atomic_int wakee_ready;
 
@@ -146,8 +156,14 @@ static void *wakee(void *arg)
 		pin(0, -1);
 		atomic_store(&wakee_ready, seen + 1);
 		futex_wake(&wakee_ready);
-		while (atomic_load(&go_word) == seen)
-			futex_wait(&go_word, seen);
+		while (atomic_load(&go_word) == seen) {
+			char c;
+
+			if (sync_pipe[0] < 0)
+				futex_wait(&go_word, seen);
+			else if (read(sync_pipe[0], &c, 1) < 0 && errno != EINTR)
+				exit(2);
+		}
 		seen++;
 		if (atomic_load(&stop))
 			return NULL;
@@ -163,7 +179,7 @@ int main(int argc, char **argv)
 	struct timespec settle;
 	int opt, i, n;
 
-	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:I")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:IS")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -190,6 +206,12 @@ int main(int argc, char **argv)
 		case 'I':
 			wakee_idle = 1;
 			break;
+		case 'S':
+			if (pipe(sync_pipe)) {
+				perror("wakeprobe: pipe");
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, USAGE);
 			return 2;
@@ -214,13 +236,13 @@ int main(int argc, char **argv)
 		if (busy_us)
 			busy(busy_us);
 		atomic_store(&go_word, n + 1);
-		futex_wake(&go_word);
+		wake_wakee();
 		wait_for(&ack_word, n + 1);
 	}
 	atomic_store(&stop, 1);
 	wait_for(&wakee_ready, n + 1);
 	atomic_store(&go_word, n + 1);
-	futex_wake(&go_word);
+	wake_wakee();
 	pthread_join(wk, NULL);
 	for (i = 0; i < nr_spin; i++)
 		pthread_join(spin_th[i], NULL);
