@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: runner environment: env vars, writable WP_OUT, kernel log marker
 # requires: vm topo=llc2
+# tier: core
 # shellcheck source=tests/lib.sh
 . "$WP_TESTS/lib.sh"
 

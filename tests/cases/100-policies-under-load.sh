@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: every policy is selectable under load and keeps the invariants
 # requires: module perf topo=llc2
+# tier: core
 . "$WP_TESTS/lib.sh"
 
 counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: a pinned waker waking a task whose prev CPU is busy: an idle CPU of the target's LLC, or the target itself under noscan
 # requires: module
+# tier: core
 . "$WP_TESTS/lib.sh"
 
 probe=$WP_ROOT/tests/tools/wakeprobe

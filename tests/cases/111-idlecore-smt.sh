@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: idlecore prefers a whole idle core to the idle SMT sibling of a busy CPU
 # requires: module smt
+# tier: core
 . "$WP_TESTS/lib.sh"
 require_smt
 

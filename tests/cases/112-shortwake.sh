@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: shortwake wakes a short wakee of a short waker on the waker's CPU when its LLC has no idle core, not when one is idle or either task is not short
 # requires: module smt
+# tier: core
 #
 # On the smt topology only: its LLC has 4 CPUs.  With an LLC of 2 (llc2)
 # wake_wide's threshold is 2 flips, and the probe's threads, which inherit

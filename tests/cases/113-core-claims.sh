@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: idlecore under wakeup-heavy load makes core claims, and never claims a core while one of its SMT siblings is not idle (core_claim_busy stays 0)
 # requires: module perf smt
+# tier: core
 #
 # core_claims counts the whole-core picks; core_claim_busy the ones where,
 # at claim time, a sibling of the claimed CPU was not idle in the module's

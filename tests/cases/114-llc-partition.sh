@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: after cpuset partitions swap CPUs between LLC domains and keep the target's LLC id and size, idlemask's picks stay in the target's current LLC and find its idle CPU
 # requires: module smt
+# tier: core
 #
 # On the smt topology (one LLC of 4 CPUs), with cgroup v2 partitions: P
 # is a partition over CPUs 0-2, Q an isolated partition inside it over CPU

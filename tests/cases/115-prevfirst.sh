@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: prevfirst takes an idle prev before anything else (on SMT: before the idle core idlecore takes), and with prev busy searches like idlecore
 # requires: module
+# tier: core
 #
 # The rules, each in a situation built with wakeprobe and read from the
 # module's select_cpu events for the wakee:

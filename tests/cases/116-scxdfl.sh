@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: scxdfl follows sched_ext's order: a sync wakeup to the otherwise empty waker's CPU; on SMT an idle core before an idle prev (sync: prev first), prev's idle sibling before other idle CPUs
 # requires: module
+# tier: core
 #
 # The rules, each in a situation built with wakeprobe (-S: a sync wakeup
 # through a pipe) and read from the module's select_cpu events:

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: eager never hands one CPU to two wakees of a burst, takes prev first, then its core, then the LLC, and counts each level in policies/eager/counters
 # requires: module
+# tier: core
 #
 # wakeburst: a waker wakes K sleepers, all last run on prev P, with one
 # FUTEX_WAKE, so their picks follow each other before any of them runs; K

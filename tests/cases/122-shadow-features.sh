@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: shadow mirror follows scheduler features toggled in debugfs (SIS_UTIL off, WA_WEIGHT off, WA_IDLE and WA_WEIGHT off): >= 99% agreement with stock in each setting
 # requires: module perf
+# tier: core
 . "$WP_TESTS/lib.sh"
 
 # The kernel reads its features (kernel/sched/features.h) at every wakeup;

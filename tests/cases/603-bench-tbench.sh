@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: bench workload tbench (dbench tbench_srv + tbench on loopback): mbps
-# requires: bench tbench tbench_srv topo=llc2 kernel=6.12
+# requires: bench tbench tbench_srv topo=llc2
 . "$WP_TESTS/lib.sh"
 . "${WP_BENCH:-$WP_ROOT/bench-scripts}/guest-case.sh"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: bench workload rr (TCP ping-pong, one pair and level x CPUs pairs): tps, latency histogram
-# requires: bench topo=llc2 kernel=6.12
+# requires: bench topo=llc2
 . "$WP_TESTS/lib.sh"
 . "${WP_BENCH:-$WP_ROOT/bench-scripts}/guest-case.sh"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: bench workload oltp (sysbench oltp_read_only on a private MariaDB): tps
-# requires: bench sysbench mariadbd mariadb-install-db mariadb topo=llc2 kernel=6.12
+# requires: bench sysbench mariadbd mariadb-install-db mariadb topo=llc2
 . "$WP_TESTS/lib.sh"
 . "${WP_BENCH:-$WP_ROOT/bench-scripts}/guest-case.sh"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: bench ab switches real policies through wakeplacectl: ABBA blocks, CSV, summary.json, policy restored
-# requires: vm root module ctl bench jq topo=llc2 kernel=6.12
+# requires: vm root module ctl bench jq topo=llc2
 . "$WP_TESTS/lib.sh"
 . "${WP_BENCH:-$WP_ROOT/bench-scripts}/guest-case.sh"
 

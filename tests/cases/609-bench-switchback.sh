@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: bench switchback alternates real policies under one rr run: blocks, settle windows, plots
-# requires: vm root module ctl bench jq gnuplot topo=llc2 kernel=6.12
+# requires: vm root module ctl bench jq gnuplot topo=llc2
 . "$WP_TESTS/lib.sh"
 . "${WP_BENCH:-$WP_ROOT/bench-scripts}/guest-case.sh"
 

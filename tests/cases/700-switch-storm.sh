@@ -6,10 +6,11 @@
 # Long version: tests/stress/cases/900-switch-storm.sh (key "storm").
 #
 # The shadow only ever changes among policies that use the per-LLC idle
-# state (idlemask, idlecore, cachehot, shortwake), so the state's tracepoint probes stay
-# attached through the storm, which then measures switches rather than
-# live-patching of __schedule (text_poke_bp; multi-threaded TCG crashed on
-# that even without the module, see tests/stress/README.md).  With
+# state (idlemask, idlecore, cachehot, shortwake, prevfirst, scxdfl,
+# eager), so the state's tracepoint probes stay attached through the
+# storm, which then measures switches rather than live-patching of
+# __schedule (text_poke_bp; multi-threaded TCG crashed on that even
+# without the module, see tests/stress/README.md).  With
 # storm_probes:1 the shadow also goes "off" and to any policy, which
 # detaches and re-attaches them.
 . "$WP_TESTS/lib.sh"
@@ -30,7 +31,7 @@ wl_start tbench tbench -t 4 2 127.0.0.1
 # Let both get going before the storm.
 wl_wait
 
-IDLE_POLS=(idlemask idlecore cachehot shortwake)
+IDLE_POLS=(idlemask idlecore cachehot shortwake prevfirst scxdfl eager)
 sysw "$WP_S/shadow" idlemask || st_bad "shadow idlemask refused"
 sw0=$(counter switches) red0=$(counter redirected) cor0=$(counter corrected)
 ok_switches=0 tun_writes=0 shadow_writes=0

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: insmod + rmmod cycles with a random non-stock policy and shadow placing a wakeup load
 # requires: module perf topo=llc2
+# tier: core
 #
 # Long version: tests/stress/cases/901-unload-cycles.sh (key "unload").
 . "$WP_TESTS/lib.sh"

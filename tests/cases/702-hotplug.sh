@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: CPU hotplug under load with idlemask/idlecore: no pick of an offline CPU (counter and trace), idle state rebuilt
 # requires: module perf topo=llc2
+# tier: core
 #
 # Long version: tests/stress/cases/902-hotplug.sh (key "hotplug").
 #

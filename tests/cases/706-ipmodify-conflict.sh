@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with a non-stock policy, and switching off stock, with EBUSY and a readable message, both ways; loading on stock works beside it; after it leaves, switching works
 # requires: module perf topo=llc2
+# tier: core
 #
 # Long version: tests/stress/cases/906-ipmodify-conflict.sh (key
 # "conflict": cycles).  The twin is the same code built under another

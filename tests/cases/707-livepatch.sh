@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: on stock wakeplace registers no ftrace_ops (calls stay still) and a real livepatch of select_task_rq_fair applies beside it; a switch off stock is then EBUSY with one line; once the livepatch is gone the switch works
 # requires: module perf topo=llc2
+# tier: core
 # taint-ok: K
 #
 # The livepatch is tests/tools/livepatch (built per kernel by tests/check:
