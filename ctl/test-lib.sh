@@ -45,6 +45,8 @@ check() { # check DESC CMD...: pass iff CMD succeeds
 done_testing() { tap_done; }
 
 TMPD=$(mktemp -d /tmp/wpctl-test.XXXXXX)
+# No sched_ext unless a test makes one (the host's would change status).
+export WAKEPLACE_SCX_DIR=$TMPD/no-sched_ext
 chmod 755 "$TMPD"
 trap 'rm -rf "$TMPD"' EXIT
 OUT=$TMPD/out

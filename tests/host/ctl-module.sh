@@ -32,11 +32,26 @@ check "status: a healthy module has no problem line" eval '! grep -q "^problem:"
 RC=0; WAKEPLACE_RELEASE=6.1.0-99-amd64 "$WP_CTL" status >"$OUT" 2>"$ERR" || RC=$?
 check "status: module's kernel is not the running one: a problem, exit 5" \
 	eval '[ $RC = 5 ] && grep -q "^problem: *module reports kernel 6.1.0-57-amd64 but uname says 6.1.0-99-amd64" "$OUT"'
+check "status: no sched_ext line on a kernel without it" eval '! grep -q "^sched_ext:" "$OUT"'
+# sched_ext (7.2): off, a scheduler for every task, one for SCHED_EXT only.
+X=$TMPD/sched_ext
+mkdir -p "$X/root"
+echo disabled >"$X/state"; echo 0 >"$X/switch_all"
+RC=0; WAKEPLACE_SCX_DIR=$X "$WP_CTL" status >"$OUT" 2>"$ERR" || RC=$?
+check "status: sched_ext disabled" eval '[ $RC = 0 ] && grep -q "^sched_ext: *disabled (CFS places every task)" "$OUT"'
+echo enabled >"$X/state"; echo 1 >"$X/switch_all"; echo simple >"$X/root/ops"
+RC=0; WAKEPLACE_SCX_DIR=$X "$WP_CTL" status >"$OUT" 2>"$ERR" || RC=$?
+check "status: sched_ext with every task, the scheduler named, no problem" \
+	eval '[ $RC = 0 ] && grep -q "^sched_ext: *enabled, scheduler simple, all tasks" "$OUT"'
+echo 0 >"$X/switch_all"; echo qmap >"$X/root/ops"
+RC=0; WAKEPLACE_SCX_DIR=$X "$WP_CTL" -j status >"$OUT" 2>"$ERR" || RC=$?
+check "status -j: sched_ext partial" \
+	eval 'json_ok && jq -e "(.sched_ext.state == \"enabled\") and (.sched_ext.active == true) and (.sched_ext.scheduler == \"qmap\") and (.sched_ext.mode == \"partial\")" "$OUT" >/dev/null'
 run -v status
 check "status -v: all counters" eval 'grep -q "calls 5000 wakeups 4000 redirected 1000" "$OUT"'
 run -j status
 check "status -j: one document, types and values" \
-	eval '[ $RC = 0 ] && json_ok && jq -e "(.loaded == true) and (.version == \"0.1.0\") and (.policy == \"mirror\") and (.state == \"ok\") and (.reverted == null) and (.hook == \"attached\") and (.kernel.release == \"6.1.0-57-amd64\") and (.kernel.flavour == \"6.1\") and (.kernel.supported == true) and (.sample_period == 64) and (.counters.redirected == 1000) and (.counters.handed_back == 7) and (.timestamp|type == \"number\")" "$OUT" >/dev/null'
+	eval '[ $RC = 0 ] && json_ok && jq -e "(.loaded == true) and (.version == \"0.1.0\") and (.policy == \"mirror\") and (.state == \"ok\") and (.reverted == null) and (.hook == \"attached\") and (.kernel.release == \"6.1.0-57-amd64\") and (.kernel.flavour == \"6.1\") and (.kernel.supported == true) and (.sample_period == 64) and (.counters.redirected == 1000) and (.counters.handed_back == 7) and (.sched_ext == null) and (.timestamp|type == \"number\")" "$OUT" >/dev/null'
 
 grep -v select_task_rq_fair "$WAKEPLACE_ENABLED_FUNCTIONS" >"$WAKEPLACE_ENABLED_FUNCTIONS.x"
 printf 'select_task_rq_fair_other (1)\n' >>"$WAKEPLACE_ENABLED_FUNCTIONS.x"
