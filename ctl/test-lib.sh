@@ -77,6 +77,7 @@ fake_tunables() {
 	idlecore) printf 'max_tries 4 1 64\n' ;;
 	cachehot) printf 'hot_us 2000 1 1000000\nshort_us 500 1 1000000\n' ;;
 	shortwake) printf 'short_us 375 1 1000000\nmax_tries 4 1 64\n' ;;
+	prevfirst|scxdfl|eager) printf 'max_tries 4 1 64\n' ;;
 	*) ;;
 	esac
 }
