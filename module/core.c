@@ -439,6 +439,9 @@ static int __init wp_init(void)
 		return -EINVAL;
 	}
 
+	ret = wp_hook_check_loader();
+	if (ret)
+		return ret;
 	ret = wp_layout_verify();
 	if (ret)
 		return ret;

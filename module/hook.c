@@ -548,6 +548,36 @@ void wp_hook_reset_slow(void)
 	WRITE_ONCE(wp_slow_base, atomic_read(&wp_slow_seq));
 }
 
+/**
+ * wp_hook_check_loader() - refuse a load from a task CFS does not run.
+ *
+ * The load checks read the loading CPU's runqueue with the loading task
+ * queued on it by CFS, and fair_sched_class is found through CFS tasks.
+ * A loading task of another class (every task, when a sched_ext scheduler
+ * runs in full mode; a real-time insmod) would fail them with a reason
+ * that blames the layout: say what it is instead.
+ *
+ * Return: 0, or -EBUSY after one line naming the loading task's class.
+ */
+int wp_hook_check_loader(void)
+{
+	const void *cls = READ_ONCE(current->sched_class);
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long addr;
+
+	/* Unreadable: the layout check, which runs next, says why. */
+	if (!cls || get_kernel_nofault(addr, (unsigned long *)((char *)cls +
+				wp_lay.class_select_task_rq)) || !addr)
+		return 0;
+	sprint_symbol(sym, addr);
+	if (!strncmp(sym, "select_task_rq_fair+0x0/", 24))
+		return 0;
+	sym[strcspn(sym, "+")] = '\0';
+	pr_err("wakeplace: the loading task is not run by CFS (its class places with %s): load from an ordinary task, after any sched_ext scheduler that owns every task has stopped\n",
+	       sym);
+	return -EBUSY;
+}
+
 /* fair_sched_class, through any task that CFS schedules. */
 static const void *wp_find_fair_class(void)
 {

@@ -25,6 +25,7 @@ enum wp_trip_reason {
 extern int wp_tripped;
 struct wakeplace_policy *wp_trip_decode(int t, const char **why);
 
+int wp_hook_check_loader(void);
 int wp_hook_init(void);
 void wp_hook_exit(void);
 int wp_hook_want(bool on);

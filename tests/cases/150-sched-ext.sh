@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: sched_ext beside a policy: scx_simple (every task) comes and goes under load; the policy stops and resumes placing, status names the scheduler, switching and unloading work meanwhile, nothing warns
+# desc: sched_ext beside a policy: scx_simple (every task) comes and goes under load; the policy stops and resumes placing, status names the scheduler, switching and unloading work meanwhile, a load meanwhile is refused in one clear line, nothing warns
 # requires: module perf ctl topo=llc2
 . "$WP_TESTS/lib.sh"
 
@@ -70,13 +70,21 @@ rises "idlemask places wakeups again after sched_ext"
 # builds scx_qmap's arena code into BPF that 7.2's verifier rejects
 # ("R7 invalid mem access 'scalar'"); ctl-module.sh covers its status.
 
-# Unload while a BPF scheduler owns every task, then load again.
+# Unload while a BPF scheduler owns every task.  A load then is refused,
+# clearly: the loading task is not CFS's (nor is any other), so neither
+# the runqueue checks nor fair_sched_class can be had.  After it: loads.
 scx_start scx_simple
 wp_unload || fail "unload under sched_ext"
 pass "unloaded while scx_simple runs"
+out=$(insmod "$WP_KO" 2>&1) && fail "insmod succeeded under scx_simple's full mode"
+wp_loaded && fail "insmod failed but the module is loaded"
+assert_match "$out" "Device or resource busy" "insmod under full sched_ext: EBUSY"
+line=$(dmesg | grep 'wakeplace: ' | tail -1)
+assert_match "$line" 'not run by CFS \(its class places with select_task_rq_scx\)' \
+	"one line naming the loading task's class"
+scx_stop
 wp_load
 wp_write policy idlemask || fail "policy idlemask after reload"
-scx_stop
 rises "placing again after reload and sched_ext off"
 
 stop_load
