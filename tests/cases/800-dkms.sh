@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: make dkms-install builds wakeplace for the running kernel with DKMS; modprobe loads it; --remove removes it
-# requires: root vm dkms make bpftool topo=llc2
+# requires: root vm dkms make bpftool topo=llc2 kernel=6.12
+# tier: core
 . "$WP_TESTS/cases/8xx-admin-lib.sh"
 admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
