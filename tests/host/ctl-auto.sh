@@ -246,8 +246,11 @@ end_auto TERM
 check "guardrail: SIGTERM after it: exit 0, stock" eval '[ "$ARC" = 0 ] && policy_is stock'
 
 # ---- the module reverts a candidate: it is out; a policy set behind auto's back ------
+# No stock re-checks here: the module reverts only the policy that runs,
+# and a revert written during a re-check would be overwritten by auto's
+# return to noscan (the fake has no module to refuse it).
 profile stock=$B32 noscan=$B11
-start_auto "${EP[@]}" --candidates noscan
+start_auto "${EP[@]}" --candidates noscan --recheck 0
 wait_upto 120 decided choose noscan
 echo "reverted: noscan: picks too slow" >"$T/state"
 echo stock >"$T/policy"
