@@ -70,16 +70,7 @@ FAKE_POLICIES=$(src_policies) && FAKE_OUTCOMES=$(src_outcomes) ||
 # the WP_TUNABLE(name, min, max, default) tables of module/policies/*.c in
 # their order, each at its default (docs/sysfs-kernel-wakeplace).
 fake_tunables() {
-	case $1 in
-	bounded)  printf 'scan_max 4 0 1024\n' ;;
-	util)     printf 'scale_pct 100 0 1000\nmin_depth 0 0 1024\n' ;;
-	idlemask) printf 'max_tries 4 1 64\n' ;;
-	idlecore) printf 'max_tries 4 1 64\n' ;;
-	cachehot) printf 'hot_us 2000 1 1000000\nshort_us 500 1 1000000\n' ;;
-	shortwake) printf 'short_us 375 1 1000000\nmax_tries 4 1 64\n' ;;
-	prevfirst|scxdfl|eager) printf 'max_tries 4 1 64\n' ;;
-	*) ;;
-	esac
+	src_tunables "$1"
 }
 
 # stats_file PICKS [SHADOW_COMPARED SHADOW_AGREED]: a stats/<p> body whose
@@ -267,6 +258,33 @@ make_tree() {
 		lat_file >"$d/latency/mirror"
 	fi
 	chmod -R a+rX "$d"
+}
+
+# fake_load TREE PROFILE: a wakeup load for auto's tests, run in the
+# background: every 50 ms, 40 wakeups of the policy named in TREE/policy,
+# in the latency bucket PROFILE gives it ("POLICY BUCKET" lines, read at
+# each step so a test can change it; others 300), added to
+# TREE/latency_hist/<policy>.  Builtins only but mv and sleep: it keeps up
+# on a busy host.  Ends when TREE is gone.
+fake_load() {
+	local t=$1 prof=$2 pol p b bucket line k
+	declare -A cnt
+	while [ -d "$t" ]; do
+		if read -r pol <"$t/policy" 2>/dev/null && [ -n "$pol" ]; then
+			bucket=300
+			while read -r p b; do
+				[ "$p" = "$pol" ] && bucket=$b
+			done <"$prof"
+			cnt["$pol $bucket"]=$((${cnt["$pol $bucket"]:-0} + 40))
+			line="all L6ns"
+			for k in "${!cnt[@]}"; do
+				[ "${k% *}" = "$pol" ] && line="$line;${k#* }:${cnt[$k]}"
+			done
+			printf '%s\ntarget L6ns\n' "$line" >"$t/latency_hist/$pol.new" &&
+				mv -f "$t/latency_hist/$pol.new" "$t/latency_hist/$pol" 2>/dev/null
+		fi
+		sleep 0.05
+	done
 }
 
 # tree_sum DIR: a checksum of every file of the tree (names and contents).

@@ -27,3 +27,12 @@ src_outcomes() {
 		END { if (s == "") exit 1; print s }' \
 		"$_WP_SRC_TOP/module/outcomes.h"
 }
+
+# src_tunables POLICY: the tunables of module/policies/POLICY.c as a fresh
+# module lists them: "name default min max" per WP_TUNABLE("name", min,
+# max, default) entry, in their order (nothing for a policy without).
+src_tunables() {
+	local f="$_WP_SRC_TOP/module/policies/$1.c"
+	[ -r "$f" ] || return 0
+	sed -n 's/.*WP_TUNABLE("\([a-z_0-9]*\)", *\([0-9]*\), *\([0-9]*\), *\([0-9]*\)).*/\1 \4 \2 \3/p' "$f"
+}

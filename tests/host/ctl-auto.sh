@@ -38,31 +38,7 @@ profile() {
 	printf '%s\n' "$@" | tr '=' ' ' | put "$PROFILE"
 }
 
-# fake_load: every 50 ms, 40 wakeups of the policy named in the policy
-# file, in its bucket, added to latency_hist/<policy>.  Builtins only but
-# mv and sleep: it keeps up on a busy host.
-fake_load() {
-	local pol p b bucket line k
-	declare -A cnt
-	while [ -d "$T" ]; do
-		if read -r pol <"$T/policy" 2>/dev/null && [ -n "$pol" ]; then
-			bucket=300
-			while read -r p b; do
-				[ "$p" = "$pol" ] && bucket=$b
-			done <"$PROFILE"
-			cnt["$pol $bucket"]=$((${cnt["$pol $bucket"]:-0} + 40))
-			line="all L6ns"
-			for k in "${!cnt[@]}"; do
-				[ "${k% *}" = "$pol" ] && line="$line;${k#* }:${cnt[$k]}"
-			done
-			printf '%s\ntarget L6ns\n' "$line" >"$T/latency_hist/$pol.new" &&
-				mv -f "$T/latency_hist/$pol.new" "$T/latency_hist/$pol" 2>/dev/null
-		fi
-		sleep 0.05
-	done
-}
-
-start_fake() { fake_load & LOADPID=$!; }
+start_fake() { fake_load "$T" "$PROFILE" & LOADPID=$!; }
 stop_fake() {
 	[ -n "$LOADPID" ] && kill "$LOADPID" 2>/dev/null && wait "$LOADPID" 2>/dev/null
 	LOADPID=""
