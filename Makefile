@@ -145,7 +145,8 @@ clean:
 #       the module into /lib/modules/<release>/extra (then depmod);
 #       wakeplacectl, its man page and bash completion under PREFIX; the ABI
 #       document and the modprobe.d / modules-load.d examples under
-#       PREFIX/share/doc/wakeplace.  Never a test build.
+#       PREFIX/share/doc/wakeplace; the wakeplace-auto.service unit under
+#       PREFIX/lib/systemd/system (not enabled).  Never a test build.
 #   make uninstall [KVER=<release>] [PREFIX=/usr/local] [DESTDIR=]
 #       removes exactly that; your /etc/modprobe.d files stay.
 #   make dkms-install [KVER=<release>]
@@ -154,6 +155,7 @@ clean:
 install uninstall: PREFIX ?= /usr/local
 install uninstall: WP_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra
 install uninstall: WP_DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/wakeplace
+install uninstall: WP_UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 
 install: module ctl
 	@if [ -n "$(WP_TEST)" ]; then \
@@ -169,6 +171,10 @@ install: module ctl
 		$(WP_DOCDIR)/examples/modprobe.d-wakeplace.conf
 	install -m 0644 packaging/modules-load.d/wakeplace.conf \
 		$(WP_DOCDIR)/examples/modules-load.d-wakeplace.conf
+	install -d $(WP_UNITDIR)
+	sed 's,^ExecStart=/usr/local/sbin/,ExecStart=$(PREFIX)/sbin/,' \
+		packaging/systemd/wakeplace-auto.service >$(WP_UNITDIR)/wakeplace-auto.service
+	chmod 0644 $(WP_UNITDIR)/wakeplace-auto.service
 	@if [ -z "$(DESTDIR)" ] && \
 	    ls /lib/modules/$(KVER)/updates/dkms/wakeplace.ko* >/dev/null 2>&1; then \
 		echo "note: a DKMS build in /lib/modules/$(KVER)/updates/dkms takes precedence over extra/"; fi
@@ -180,6 +186,8 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); fi
 	$(MAKE) -C ctl uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -rf $(WP_DOCDIR)
+	rm -f $(WP_UNITDIR)/wakeplace-auto.service
+	-@rmdir $(WP_UNITDIR) 2>/dev/null || true
 	@for f in $(DESTDIR)/etc/modprobe.d/wakeplace.conf \
 	    $(DESTDIR)/etc/modules-load.d/wakeplace.conf; do \
 		[ -e $$f ] && echo "note: $$f is yours: not removed"; done; true

@@ -165,6 +165,7 @@ else
 		usr/local/share/doc/wakeplace/sysfs-module-wakeplace
 		usr/local/share/doc/wakeplace/examples/modprobe.d-wakeplace.conf
 		usr/local/share/doc/wakeplace/examples/modules-load.d-wakeplace.conf
+		usr/local/lib/systemd/system/wakeplace-auto.service
 	)
 	miss=()
 	for f in "${files[@]}"; do [ -f "$d/$f" ] || miss+=("$f"); done
@@ -173,6 +174,8 @@ else
 	check "make install: release flavour, built for $r" eval '
 		[[ $(modinfo -F vermagic "$d/lib/modules/$r/extra/wakeplace.ko") == "$r "* ]] &&
 		! modinfo -F parm "$d/lib/modules/$r/extra/wakeplace.ko" | grep -q "^test_"'
+	check "make install: the auto unit starts the installed wakeplacectl" \
+		grep -qx "ExecStart=/usr/local/sbin/wakeplacectl auto --daemon" "$d/usr/local/lib/systemd/system/wakeplace-auto.service"
 	check "make install with DESTDIR leaves depmod to the packager" grep -q "depmod skipped" "$tmp/inst.out"
 	# What modprobe would do with the installed tree.
 	if depmod -b "$d" "$r" 2>/dev/null; then
