@@ -548,6 +548,21 @@ void wp_hook_reset_slow(void)
 	WRITE_ONCE(wp_slow_base, atomic_read(&wp_slow_seq));
 }
 
+/*
+ * The select_task_rq slot of scheduling class @cls: its address in *@addr,
+ * its symbol in @sym (KSYM_SYMBOL_LEN).  Return: 1 if it is
+ * select_task_rq_fair itself, 0 if something else, -EFAULT if unreadable.
+ */
+static int wp_class_places_fair(const void *cls, unsigned long *addr,
+				char *sym)
+{
+	if (!cls || get_kernel_nofault(*addr, (unsigned long *)((char *)cls +
+				wp_lay.class_select_task_rq)) || !*addr)
+		return -EFAULT;
+	sprint_symbol(sym, *addr);
+	return !strncmp(sym, "select_task_rq_fair+0x0/", 24);
+}
+
 /**
  * wp_hook_check_loader() - refuse a load from a task CFS does not run.
  *
@@ -561,16 +576,12 @@ void wp_hook_reset_slow(void)
  */
 int wp_hook_check_loader(void)
 {
-	const void *cls = READ_ONCE(current->sched_class);
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long addr;
 
-	/* Unreadable: the layout check, which runs next, says why. */
-	if (!cls || get_kernel_nofault(addr, (unsigned long *)((char *)cls +
-				wp_lay.class_select_task_rq)) || !addr)
-		return 0;
-	sprint_symbol(sym, addr);
-	if (!strncmp(sym, "select_task_rq_fair+0x0/", 24))
+	/* Unreadable (the layout check, which runs next, says why) or CFS. */
+	if (wp_class_places_fair(READ_ONCE(current->sched_class), &addr,
+				 sym) != 0)
 		return 0;
 	sym[strcspn(sym, "+")] = '\0';
 	pr_err("wakeplace: the loading task is not run by CFS (its class places with %s): load from an ordinary task, after any sched_ext scheduler that owns every task has stopped\n",
@@ -616,13 +627,12 @@ int wp_hook_init(void)
 		pr_err("wakeplace: no CFS task found to locate fair_sched_class\n");
 		return -ENOENT;
 	}
-	if (get_kernel_nofault(addr, (unsigned long *)((char *)cls +
-				wp_lay.class_select_task_rq)) || !addr) {
+	ret = wp_class_places_fair(cls, &addr, sym);
+	if (ret < 0) {
 		pr_err("wakeplace: cannot read fair_sched_class.select_task_rq\n");
 		return -ENOENT;
 	}
-	sprint_symbol(sym, addr);
-	if (strncmp(sym, "select_task_rq_fair+0x0/", 24)) {
+	if (!ret) {
 		pr_err("wakeplace: fair_sched_class.select_task_rq is %s, not select_task_rq_fair\n",
 		       sym);
 		return -ENOENT;

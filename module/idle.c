@@ -24,6 +24,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
+#include "fair.h"
 #include "idle.h"
 #include "stats.h"
 
@@ -569,4 +570,24 @@ notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 	if (cpu >= 0)
 		w->outcome = WP_OUT_MASK;
 	return cpu;
+}
+
+/**
+ * wp_core_then_cpu() - idlecore's search: wp_mask_search() for a whole
+ * idle core, then for any idle CPU; finding neither, what the kernel's
+ * search returns when it finds nothing (wp_sis_none()).
+ * @w: the wakeup.
+ * @llc: target's LLC state.
+ * @tries: at most this many candidates per mask walk.
+ *
+ * Return: the CPU for @w.
+ */
+notrace int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc,
+			     int tries)
+{
+	int cpu = wp_mask_search(w, llc, true, tries);
+
+	if (cpu < 0)
+		cpu = wp_mask_search(w, llc, false, tries);
+	return cpu >= 0 ? cpu : wp_sis_none(w, -1);
 }

@@ -16,7 +16,7 @@ static struct wp_tunable idlecore_tun[] = {
 
 static notrace int idlecore_select(struct wp_wakeup *w)
 {
-	int tries = READ_ONCE(idlecore_tun[0].val), cpu;
+	int tries = READ_ONCE(idlecore_tun[0].val);
 	struct wp_llc *llc = wp_llc_of(w->target);
 
 	if (!llc) {
@@ -24,12 +24,7 @@ static notrace int idlecore_select(struct wp_wakeup *w)
 		return WP_HANDBACK;
 	}
 	/* A whole idle core (target's or prev's first), then any idle CPU. */
-	cpu = wp_mask_search(w, llc, true, tries);
-	if (cpu < 0)
-		cpu = wp_mask_search(w, llc, false, tries);
-	if (cpu >= 0)
-		return cpu;
-	return wp_sis_none(w, -1);
+	return wp_core_then_cpu(w, llc, tries);
 }
 
 /*

@@ -17,7 +17,7 @@ static struct wp_tunable prevfirst_tun[] = {
 
 static notrace int prevfirst_select(struct wp_wakeup *w)
 {
-	int tries = READ_ONCE(prevfirst_tun[0].val), cpu;
+	int tries = READ_ONCE(prevfirst_tun[0].val);
 	struct wp_llc *llc = wp_llc_of(w->target);
 
 	if (!llc) {
@@ -30,12 +30,7 @@ static notrace int prevfirst_select(struct wp_wakeup *w)
 		w->outcome = WP_OUT_PREV;
 		return w->prev;
 	}
-	cpu = wp_mask_search(w, llc, true, tries);
-	if (cpu < 0)
-		cpu = wp_mask_search(w, llc, false, tries);
-	if (cpu >= 0)
-		return cpu;
-	return wp_sis_none(w, -1);
+	return wp_core_then_cpu(w, llc, tries);
 }
 
 /*
