@@ -573,6 +573,28 @@ notrace int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 }
 
 /**
+ * wp_mask_sibling() - an idle SMT sibling of @cpu, claimed from the mask.
+ * @w: the wakeup.
+ * @llc: @cpu's LLC state.
+ * @cpu: whose siblings are tried (not itself).
+ *
+ * Return: the sibling, or -1.
+ */
+notrace int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
+{
+	int sib;
+
+	for_each_cpu(sib, cpu_smt_mask(cpu)) {
+		if (sib == cpu)
+			continue;
+		w->scanned++;
+		if (wp_mask_try(w, llc, sib))
+			return sib;
+	}
+	return -1;
+}
+
+/**
  * wp_core_then_cpu() - idlecore's search: wp_mask_search() for a whole
  * idle core, then for any idle CPU; finding neither, what the kernel's
  * search returns when it finds nothing (wp_sis_none()).

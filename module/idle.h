@@ -105,6 +105,7 @@ int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		 int from, int tries);
 int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		   int tries);
+int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
 int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc, int tries);
 struct cpumask *wp_scratch_mask(void);
 

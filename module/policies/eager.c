@@ -125,22 +125,6 @@ static notrace const struct cpumask *eager_cluster(int cpu)
 	return NULL;
 }
 
-/* An idle SMT sibling of @cpu, claimed. */
-static notrace int eager_sibling(struct wp_wakeup *w, struct wp_llc *llc,
-				 int cpu)
-{
-	int sib;
-
-	for_each_cpu(sib, cpu_smt_mask(cpu)) {
-		if (sib == cpu)
-			continue;
-		w->scanned++;
-		if (wp_mask_try(w, llc, sib))
-			return sib;
-	}
-	return -1;
-}
-
 static notrace int eager_select(struct wp_wakeup *w)
 {
 	int tries = READ_ONCE(eager_tun[0].val), t = w->target, cpu;
@@ -163,9 +147,9 @@ static notrace int eager_select(struct wp_wakeup *w)
 	}
 	w->outcome = WP_OUT_MASK;
 	if (sched_smt_active()) {
-		cpu = prev_in ? eager_sibling(w, llc, w->prev) : -1;
+		cpu = prev_in ? wp_mask_sibling(w, llc, w->prev) : -1;
 		if (cpu < 0 && t != w->prev)
-			cpu = eager_sibling(w, llc, t);
+			cpu = wp_mask_sibling(w, llc, t);
 		if (cpu >= 0)
 			return eager_hit(w, EAGER_CORE, cpu);
 	}

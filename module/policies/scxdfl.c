@@ -37,22 +37,6 @@ static notrace bool scxdfl_waker_cpu(struct wp_wakeup *w)
 	       wp_rq_nr_not_delayed(wp_rq(this)) <= 1;
 }
 
-/* An idle SMT sibling of @cpu, claimed. */
-static notrace int scxdfl_sibling(struct wp_wakeup *w, struct wp_llc *llc,
-				  int cpu)
-{
-	int sib;
-
-	for_each_cpu(sib, cpu_smt_mask(cpu)) {
-		if (sib == cpu)
-			continue;
-		w->scanned++;
-		if (wp_mask_try(w, llc, sib))
-			return sib;
-	}
-	return -1;
-}
-
 static notrace int scxdfl_select(struct wp_wakeup *w)
 {
 	int tries = READ_ONCE(scxdfl_tun[0].val), prev = w->prev, from, cpu;
@@ -91,7 +75,7 @@ static notrace int scxdfl_select(struct wp_wakeup *w)
 			w->outcome = WP_OUT_PREV;
 			return prev;
 		}
-		cpu = smt ? scxdfl_sibling(w, llc, prev) : -1;
+		cpu = smt ? wp_mask_sibling(w, llc, prev) : -1;
 		if (cpu >= 0) {
 			w->outcome = WP_OUT_MASK;
 			return cpu;
