@@ -227,6 +227,69 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	smp_store_release(&s->key, k | flags);
 }
 
+#ifdef WAKEPLACE_TEST
+/*
+ * Test builds only: every latency sample of the policies but one is
+ * recorded test_lat_bias_us later than measured, so that `wakeplacectl
+ * auto` on the real module meets a case whose best candidate is known
+ * (tests/cases/502-auto-bias.sh).  The exempt policy is kept as an index:
+ * a write never frees what the probe reads.
+ */
+static unsigned int wp_test_lat_bias_us;
+module_param_named(test_lat_bias_us, wp_test_lat_bias_us, uint, 0644);
+MODULE_PARM_DESC(test_lat_bias_us, "TEST BUILD: add this many us to every latency sample of the policies but test_lat_exempt");
+static int wp_test_lat_exempt = -1;
+
+static int wp_lat_exempt_set(const char *val, const struct kernel_param *kp)
+{
+	struct wakeplace_policy *pol;
+	char buf[WP_NAME_MAX + 1];
+	size_t n = strcspn(val, "\n");
+
+	if (!n) {
+		WRITE_ONCE(wp_test_lat_exempt, -1);
+		return 0;
+	}
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, val, n);
+	buf[n] = '\0';
+	pol = wp_policy_find(buf);
+	if (!pol)
+		return -EINVAL;
+	WRITE_ONCE(wp_test_lat_exempt, wp_policy_index(pol));
+	return 0;
+}
+
+static int wp_lat_exempt_get(char *buf, const struct kernel_param *kp)
+{
+	int i = READ_ONCE(wp_test_lat_exempt);
+
+	return sysfs_emit(buf, "%s\n", i < 0 ? "" : wp_policies[i]->name);
+}
+
+static const struct kernel_param_ops wp_lat_exempt_ops = {
+	.set = wp_lat_exempt_set,
+	.get = wp_lat_exempt_get,
+};
+module_param_cb(test_lat_exempt, &wp_lat_exempt_ops, NULL, 0644);
+MODULE_PARM_DESC(test_lat_exempt, "TEST BUILD: the policy whose latency test_lat_bias_us leaves alone (empty: none)");
+
+static notrace u64 wp_lat_test_bias(unsigned int pi, u64 lat)
+{
+	unsigned int b = READ_ONCE(wp_test_lat_bias_us);
+
+	if (b && (int)pi != READ_ONCE(wp_test_lat_exempt))
+		lat += (u64)b * NSEC_PER_USEC;
+	return lat;
+}
+#else
+static __always_inline u64 wp_lat_test_bias(unsigned int pi, u64 lat)
+{
+	return lat;
+}
+#endif
+
 static notrace void wp_lat_account(struct task_struct *p, int cpu,
 				   unsigned long key, u64 lat, int prev,
 				   int placed, unsigned int pi, int outcome)
@@ -235,6 +298,7 @@ static notrace void wp_lat_account(struct task_struct *p, int cpu,
 	struct wp_pstats *st = this_cpu_ptr(pol->stats);
 	struct wp_lathist **h = READ_ONCE(wp_lat_pols[pi].cpu);
 
+	lat = wp_lat_test_bias(pi, lat);
 	st->v[WP_ST_TRACKED]++;
 	if (key & WP_LAT_STACKED)
 		st->v[WP_ST_STACKED]++;

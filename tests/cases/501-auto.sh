@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: wakeplacectl auto on the real module under load: measures, switches, status shows it; SIGTERM leaves stock; rmmod during auto: it exits 3 cleanly
+# desc: wakeplacectl auto on the real module under load: measures, switches, status shows it; SIGTERM leaves stock; with the test build's latency bias it converges on the one unbiased candidate and, when only stock is unbiased, stays on stock; rmmod during auto: it exits 3 cleanly
 # requires: vm root module ctl perf jq topo=llc2
 . "$WP_TESTS/lib.sh"
 
@@ -17,12 +17,19 @@ at_exit '[ -n "$AP" ] && kill -9 "$AP" 2>/dev/null'
 # epochs N: auto printed at least N epoch lines.
 epochs() { [ "$(grep -c '^{"event":"epoch"' "$LINES")" -ge "$1" ]; }
 gone() { ! kill -0 "$AP" 2>/dev/null; }
+# decided ACTION POLICY: auto printed that decision.
+decided() {
+	grep '^{"event":"decision"' "$LINES" | grep -q "\"action\":\"$1\",\"policy\":\"$2\""
+}
+# exploiting N: auto printed N epochs of the exploitation phase.
+exploiting() { [ "$(grep -c '^{"event":"epoch".*"phase":"exploit"' "$LINES")" -ge "$1" ]; }
 show() { sed 's/^/#   /' "$LINES" "$AERR" >&2; }
 
-# start_auto: auto in the background, short epochs (every wait is bounded).
+# start_auto [ARGS...]: auto in the background, short epochs (every wait
+# is bounded).
 start_auto() {
 	: >"$LINES"
-	"$CTL" -j auto --epoch 1 --explore 1 --min-samples 10 >"$LINES" 2>"$AERR" &
+	"$CTL" -j auto --epoch 1 --explore 1 --min-samples 10 "$@" >"$LINES" 2>"$AERR" &
 	AP=$!
 	log "auto started, pid $AP"
 }
@@ -59,6 +66,39 @@ jq -e -s 'all(type == "object" and (.event | type == "string"))' "$LINES" >/dev/
 assert_eq "$(tail -1 "$LINES" | jq -r '.event + " " + .reason + " " + .policy')" \
 	"exit signal stock" "the last line is the exit event"
 pass "auto under load, SIGTERM leaves stock"
+
+# ---- a known best candidate: the test build's latency bias -------------------------
+# Every latency sample but those of test_lat_exempt is recorded 200 ms
+# late: far beyond TCG's noise, so the exempt policy is the best by p99.
+P=/sys/module/$WP_MODNAME/parameters
+[ -w "$P/test_lat_bias_us" ] || fail "no test_lat_bias_us parameter: not a test build"
+at_exit "[ -w $P/test_lat_bias_us ] && echo 0 >$P/test_lat_bias_us"
+echo noscan >"$P/test_lat_exempt"
+echo 200000 >"$P/test_lat_bias_us"
+start_auto --candidates noscan,prevsmt
+wait_until 300 decided choose noscan || { show; fail "auto did not choose noscan, the one unbiased candidate"; }
+wait_until 300 exploiting 3 || { show; fail "auto did not exploit its choice"; }
+assert_eq "$(cat "$WP_SYSFS/policy")" noscan "the policy while auto exploits noscan"
+decided choose prevsmt && { show; fail "auto chose prevsmt, 200 ms worse"; }
+kill -TERM "$AP"
+end_auto
+assert_eq "$ARC" 0 "auto exits 0 on SIGTERM (after converging)"
+assert_eq "$(cat "$WP_SYSFS/policy")" stock "stock after SIGTERM (after converging)"
+pass "auto converges on the one unbiased candidate, noscan"
+
+echo stock >"$P/test_lat_exempt"
+start_auto --candidates noscan,prevsmt
+wait_until 300 decided choose stock || { show; fail "auto did not choose stock when every candidate is worse"; }
+wait_until 300 exploiting 3 || { show; fail "auto did not exploit stock"; }
+assert_eq "$(cat "$WP_SYSFS/policy")" stock "the policy while auto exploits stock"
+decided choose noscan && { show; fail "auto chose noscan, 200 ms worse than stock"; }
+decided choose prevsmt && { show; fail "auto chose prevsmt, 200 ms worse than stock"; }
+kill -TERM "$AP"
+end_auto
+assert_eq "$ARC" 0 "auto exits 0 on SIGTERM (on stock)"
+echo 0 >"$P/test_lat_bias_us"
+echo >"$P/test_lat_exempt"
+pass "every candidate worse: auto stays on stock"
 
 # ---- rmmod during auto: it exits 3, cleanly --------------------------------------------
 start_auto
