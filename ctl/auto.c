@@ -45,7 +45,7 @@
 #define AUTO_HIST	64	/* values kept per arm */
 #define AUTO_WIN	8	/* guardrail: the last values of each side */
 #define AUTO_MIN_N	3	/* guardrail: at least this many a side */
-#define DRIFT_RUN	3	/* consecutive epochs beyond --drift */
+#define DRIFT_WIN	5	/* drift: the choice's last epochs, compared */
 #define QUEUE_MAX	4096	/* epochs of one halving round */
 
 enum objective { OBJ_P99, OBJ_MEAN, OBJ_RATE, N_OBJ };
@@ -56,7 +56,6 @@ enum phase { EXPLORE, EXPLOIT };
 struct arm {
 	char name[WP_NAME_MAX + 1];
 	double x[AUTO_HIST];	/* ring of the epochs' log values */
-	double last;		/* the last epoch's value, in its unit */
 	int n;			/* values ever */
 	int since;		/* n when this exploration started */
 	bool in;		/* still in this exploration */
@@ -81,7 +80,9 @@ struct auto_run {
 	enum phase phase;
 	int queue[QUEUE_MAX], qn, qpos, round;
 	double base;		/* the choice's mean when chosen */
-	int drift_run, since_check;
+	double base_var;	/* and the variance of those values */
+	int base_n;		/* how many */
+	int since_choice, since_check;
 	uint64_t epoch;
 	char why[512];		/* the reason of the current policy */
 	struct json js;		/* -j: one object a line on stdout */
@@ -595,7 +596,7 @@ static void end_round(struct auto_run *r)
 		return;
 	}
 	r->phase = EXPLOIT;
-	r->drift_run = 0;
+	r->since_choice = 0;
 	r->since_check = 0;
 	w = 0;
 	arm_stats(&r->arm[0], arm_explored(&r->arm[0]), &ms, &v);
@@ -607,7 +608,8 @@ static void end_round(struct auto_run *r)
 			w = idx[0];
 	}
 	r->chosen = w;
-	r->base = w ? mw : ms;
+	r->base_n = arm_explored(&r->arm[w]);
+	arm_stats(&r->arm[w], r->base_n, &r->base, &r->base_var);
 	if (m == 0)
 		decision(r, "choose", 0, "no candidate measured: stock");
 	else if (w)
@@ -634,8 +636,38 @@ static int next_arm(struct auto_run *r)
 	return r->chosen;
 }
 
-/* After an epoch of arm a with log value x: advance the rule. */
-static void advance(struct auto_run *r, int a, double x)
+/*
+ * Has the load changed under the choice?  Its last DRIFT_WIN epochs
+ * against the epochs it was chosen on: the means differ by more than
+ * --drift, either way, with 95% confidence (Welch's one-sided test of
+ * |difference| - ln(1 + drift) > 0, as the guardrail's).  A few noisy
+ * epochs, frequent under a loaded host, are not a new load.  The window's
+ * mean in *mw.
+ */
+static bool drifted(const struct auto_run *r, const struct arm *c,
+		    double *mw)
+{
+	int nb = r->base_n;
+	double vw, d, sa, sb, se, df;
+
+	if (!nb)	/* chosen on no value: nothing to drift from */
+		return false;
+	arm_stats(c, DRIFT_WIN, mw, &vw);
+	d = fabs(*mw - r->base) - log1p(r->c.drift);
+	if (d <= 0)
+		return false;
+	sa = vw / DRIFT_WIN;
+	sb = nb > 1 ? r->base_var / nb : 0;
+	se = sqrt(sa + sb);
+	if (se == 0)	/* identical epochs (a fake, a quantised histogram) */
+		return true;
+	df = (sa + sb) * (sa + sb) /
+	     (sa * sa / (DRIFT_WIN - 1) + (nb > 1 ? sb * sb / (nb - 1) : 0));
+	return d / se > t95(df);
+}
+
+/* After a counted epoch of arm a (its value added): advance the rule. */
+static void advance(struct auto_run *r, int a)
 {
 	struct arm *c = &r->arm[r->chosen];
 	char b1[32], b2[32];
@@ -650,10 +682,7 @@ static void advance(struct auto_run *r, int a, double x)
 		r->since_check = 0;
 	} else {
 		r->since_check++;
-		if (fabs(x - r->base) > log1p(r->c.drift))
-			r->drift_run++;
-		else
-			r->drift_run = 0;
+		r->since_choice++;
 	}
 	if (r->chosen && worse_beyond(c, &r->arm[0], r->c.margin, &t)) {
 		arm_stats(c, win(c), &m, &v);
@@ -666,10 +695,12 @@ static void advance(struct auto_run *r, int a, double x)
 		start_explore(r, "guardrail tripped: the load changed");
 		return;
 	}
-	if (r->drift_run >= DRIFT_RUN) {
-		start_explore(r, "drift: %s %s %s for %d epochs, was %s when chosen",
+	if (a == r->chosen && r->since_choice >= DRIFT_WIN &&
+	    drifted(r, c, &m)) {
+		start_explore(r, "drift: %s %s %s over its last %d epochs, was %s when chosen",
 			      c->name, obj_name[r->c.obj],
-			      fmt_val(b1, r->c.obj, c->last), DRIFT_RUN,
+			      fmt_val(b1, r->c.obj, unlog(r->c.obj, m)),
+			      DRIFT_WIN,
 			      fmt_val(b2, r->c.obj, unlog(r->c.obj, r->base)));
 	}
 }
@@ -1014,9 +1045,8 @@ static int auto_loop(struct auto_run *r, const char **why)
 		x = log(v > 1 ? v : 1);
 		if (r->c.obj == OBJ_RATE)
 			x = -x;
-		r->arm[a].last = v;
 		arm_add(&r->arm[a], x);
-		advance(r, a, x);
+		advance(r, a);
 	}
 }
 
