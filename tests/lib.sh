@@ -384,6 +384,51 @@ select_cpu_instance() {
 		fail "cannot enable wakeplace/select_cpu in $WP_TRACE_INST"
 }
 
+# probe_trace WAKEPROBE-ARGS...: one run of tests/tools/wakeprobe with the
+# instance of select_cpu_instance tracing (emptied first); prints the
+# wakee's TID (nothing if the probe failed or printed none).
+probe_trace() {
+	local inst=$WP_TRACE_INST out
+	echo > "$inst/trace"
+	echo 1 > "$inst/tracing_on"
+	out=$("$WP_ROOT/tests/tools/wakeprobe" "$@")
+	echo 0 > "$inst/tracing_on"
+	awk '$1 == "wakee" { print $2 }' <<<"$out"
+}
+
+# probe_picks POLICY WAKEPROBE-ARGS...: under POLICY, the wakee's picks of
+# one probe_trace, one line each: "target chosen outcome"; logs how many
+# of each.
+probe_picks() {
+	local pol=$1 tid
+	shift
+	wp_write policy "$pol" || fail "switch to $pol refused"
+	tid=$(probe_trace "$@")
+	[ -n "$tid" ] || fail "wakeprobe $* failed or printed no wakee TID"
+	awk -v pol="$pol" -v tid="$tid" '
+		function val(k) {
+			if (!match($0, " " k "=[^ ]+"))
+				return ""
+			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+		}
+		index($0, "select_cpu: policy=" pol " pid=" tid " ") {
+			print val("target"), val("chosen"), val("outcome")
+		}' "$WP_TRACE_INST/trace" | tee >(sort | uniq -c | sed "s/^/# $pol $*: /" >&2)
+}
+
+# pick_share PICKS AWK-CONDITION: the % of PICKS (probe_picks' lines) for
+# which the condition holds ($1 target, $2 chosen, $3 outcome); fails if
+# there are fewer than 10.
+pick_share() {
+	awk "$2 { k++ } END { if (NR < 10) exit 1; print int(k * 100 / NR) }" <<<"$1" ||
+		fail "fewer than 10 traced picks of the wakee"
+}
+
+# stat_of POLICY KEY: one value of stats/POLICY.
+stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+# in_list WORD LIST: WORD is one of LIST's words.
+in_list() { [[ " $2 " == *" $1 "* ]]; }
+
 # Install the exit handler unless sourced by the runner itself.
 if [ -z "${WP_LIB_NO_TRAP:-}" ]; then
 	trap _wp_on_exit EXIT

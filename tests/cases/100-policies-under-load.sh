@@ -6,7 +6,6 @@
 . "$WP_TESTS/lib.sh"
 
 counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'

@@ -7,7 +7,6 @@
 
 probe=$WP_ROOT/tests/tools/wakeprobe
 [ -x "$probe" ] || fail "tests/tools/wakeprobe not built"
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # Pick a waker W whose LLC has another CPU, and a prev P != W.  wake_affine
 # makes the target either W or P (which one depends on load the test does

@@ -14,7 +14,6 @@
 
 probe=$WP_ROOT/tests/tools/wakeprobe
 [ -x "$probe" ] || fail "tests/tools/wakeprobe not built"
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # The waker W and the wakee's prev P share an LLC; spinners on every other
 # CPU of that LLC leave it no idle core while the waker runs.
@@ -59,21 +58,22 @@ picks() {
 		END { print n + 0, l + 0, on + 0 }' "$inst/trace"
 }
 
-# No idle core, both short: local.  "Short" is 50 ms here: a probe's
+# No idle core, both short: local.  "Short" is 100 ms here: a probe's
 # runs take microseconds of guest CPU, but a stint is measured in real
 # time, and a vCPU of a single-threaded TCG guest on a loaded host waits
-# for the others (at short_us 5 ms, 29% of the picks were local there).
+# for the others (at short_us 5 ms, 29% of the picks were local there; at
+# 50 ms, 46% once, with host tests running beside two VMs).
 # shellcheck disable=SC2086
-read -r n l on <<<"$(picks 50000 -p "$P" $spin)"
+read -r n l on <<<"$(picks 100000 -p "$P" $spin)"
 log "no idle core, short: $l of $n picks local, $on on W"
 assert_ge "$n" 20 "traced picks of the wakee"
 assert_ge $((l * 100 / n)) 60 "% local picks with no idle core"
 assert_ge $((on * 100 / n)) 75 "% picks on the waker's CPU"
 assert_gt "$(stat_of shortwake local)" 0 "stats: local outcomes"
 
-# The same, but the waker runs 200 ms before each wake: not short.
+# The same, but the waker runs 400 ms before each wake: not short.
 # shellcheck disable=SC2086
-read -r n l on <<<"$(picks 50000 -p "$P" $spin -b 200000)"
+read -r n l on <<<"$(picks 100000 -p "$P" $spin -b 400000)"
 log "no idle core, long waker: $l of $n picks local"
 assert_ge "$n" 20 "traced picks of the wakee"
 assert_le $((l * 100 / n)) 10 "% local picks for a long-running waker"
@@ -88,7 +88,7 @@ assert_ge "$n" 20 "traced picks of the wakee"
 assert_le $((l * 100 / n)) 10 "% local picks when nothing is short"
 
 # An idle core in the LLC (no spinners, prev is the waker's CPU): taken.
-read -r n l on <<<"$(picks 50000 -p "$W")"
+read -r n l on <<<"$(picks 100000 -p "$W")"
 log "idle core, short: $l of $n picks local, $on on W"
 assert_ge "$n" 20 "traced picks of the wakee"
 assert_le $((l * 100 / n)) 25 "% local picks while a core is idle"

@@ -13,46 +13,12 @@
 #  3. prev busy: an idle CPU of the target's LLC, as idlecore.
 . "$WP_TESTS/lib.sh"
 
-probe=$WP_ROOT/tests/tools/wakeprobe
-[ -x "$probe" ] || fail "tests/tools/wakeprobe not built"
+[ -x "$WP_ROOT/tests/tools/wakeprobe" ] || fail "tests/tools/wakeprobe not built"
 
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp115
-inst=$WP_TRACE_INST
 
-# picks POLICY WAKEPROBE-ARGS...: the wakee's picks under POLICY, one line
-# each: "target chosen outcome"; logs them.
-picks() {
-	local pol=$1 out tid
-	shift
-	wp_write policy "$pol" || fail "switch to $pol refused"
-	echo > "$inst/trace"
-	echo 1 > "$inst/tracing_on"
-	out=$("$probe" "$@") || fail "wakeprobe $* failed"
-	echo 0 > "$inst/tracing_on"
-	tid=$(awk '$1 == "wakee" { print $2 }' <<<"$out")
-	[ -n "$tid" ] || fail "wakeprobe did not print the wakee's TID"
-	awk -v pol="$pol" -v tid="$tid" '
-		function val(k) {
-			if (!match($0, " " k "=[^ ]+"))
-				return ""
-			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		}
-		index($0, "select_cpu: policy=" pol " pid=" tid " ") {
-			print val("target"), val("chosen"), val("outcome")
-		}' "$inst/trace" | tee >(sort | uniq -c | sed "s/^/# $pol $*: /" >&2)
-}
-
-# share PICKS AWK-CONDITION: the % of PICKS for which the condition holds
-# ($1 target, $2 chosen, $3 outcome); fails if there are fewer than 10.
-share() {
-	awk "$2 { k++ } END { if (NR < 10) exit 1; print int(k * 100 / NR) }" <<<"$1" ||
-		fail "fewer than 10 traced picks of the wakee"
-}
-
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
-in_list() { [[ " $2 " == *" $1 "* ]]; }
 
 # 1. prev idle next to the waker, in one LLC.
 W='' P=''
@@ -63,8 +29,8 @@ for w in $(online_cpus); do
 done
 [ -n "$W" ] || skip "no LLC with two CPUs"
 log "rule 1: waker $W, idle prev $P"
-out=$(picks prevfirst -w "$W" -p "$P" -n 40)
-assert_ge "$(share "$out" "\$2 == $P && \$3 == \"prev\"")" 75 \
+out=$(probe_picks prevfirst -w "$W" -p "$P" -n 40)
+assert_ge "$(pick_share "$out" "\$2 == $P && \$3 == \"prev\"")" 75 \
 	"prevfirst: % of picks on idle prev $P, outcome prev"
 
 # 2. SMT: prev idle beside the busy waker, a whole core idle elsewhere.
@@ -78,11 +44,11 @@ if has_smt; then
 	done
 	if [ -n "$P" ] && [ -n "$other" ]; then
 		log "rule 2: waker $W, idle prev $P (its sibling), other cores:$other"
-		out=$(picks prevfirst -w "$W" -p "$P" -n 40)
-		assert_ge "$(share "$out" "\$2 == $P")" 75 \
+		out=$(probe_picks prevfirst -w "$W" -p "$P" -n 40)
+		assert_ge "$(pick_share "$out" "\$2 == $P")" 75 \
 			"prevfirst: % of picks on prev $P rather than an idle core"
-		out=$(picks idlecore -w "$W" -p "$P" -n 40)
-		assert_ge "$(share "$out" "index(\" $other \", \" \" \$2 \" \")")" 75 \
+		out=$(probe_picks idlecore -w "$W" -p "$P" -n 40)
+		assert_ge "$(pick_share "$out" "index(\" $other \", \" \" \$2 \" \")")" 75 \
 			"idlecore (control): % of picks on the idle core"
 	else
 		log "SKIP rule 2: no sibling or no second core in the waker's LLC"
@@ -105,8 +71,8 @@ for w in $(online_cpus); do
 done
 [ -n "$W" ] || skip "no LLC with room for rule 3"
 log "rule 3: waker $W, busy prev $P, idle CPUs: $E"
-out=$(picks prevfirst -w "$W" -p "$P" -s "$P" -n 40)
-assert_ge "$(share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
+out=$(probe_picks prevfirst -w "$W" -p "$P" -s "$P" -n 40)
+assert_ge "$(pick_share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
 	"prevfirst: % of picks on an idle CPU of the target's LLC when prev is busy"
 # Placement quality is tracked for prevfirst as for every policy: rule 3
 # moved the wakee off its busy prev.

@@ -15,46 +15,12 @@
 #     first in the walk from prev: prev's sibling.
 . "$WP_TESTS/lib.sh"
 
-probe=$WP_ROOT/tests/tools/wakeprobe
-[ -x "$probe" ] || fail "tests/tools/wakeprobe not built"
+[ -x "$WP_ROOT/tests/tools/wakeprobe" ] || fail "tests/tools/wakeprobe not built"
 
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp116
-inst=$WP_TRACE_INST
 
-# picks POLICY WAKEPROBE-ARGS...: the wakee's picks under POLICY, one line
-# each: "target chosen outcome"; logs them.
-picks() {
-	local pol=$1 out tid
-	shift
-	wp_write policy "$pol" || fail "switch to $pol refused"
-	echo > "$inst/trace"
-	echo 1 > "$inst/tracing_on"
-	out=$("$probe" "$@") || fail "wakeprobe $* failed"
-	echo 0 > "$inst/tracing_on"
-	tid=$(awk '$1 == "wakee" { print $2 }' <<<"$out")
-	[ -n "$tid" ] || fail "wakeprobe did not print the wakee's TID"
-	awk -v pol="$pol" -v tid="$tid" '
-		function val(k) {
-			if (!match($0, " " k "=[^ ]+"))
-				return ""
-			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		}
-		index($0, "select_cpu: policy=" pol " pid=" tid " ") {
-			print val("target"), val("chosen"), val("outcome")
-		}' "$inst/trace" | tee >(sort | uniq -c | sed "s/^/# $pol $*: /" >&2)
-}
-
-# share PICKS AWK-CONDITION: the % of PICKS for which the condition holds
-# ($1 target, $2 chosen, $3 outcome); fails if there are fewer than 10.
-share() {
-	awk "$2 { k++ } END { if (NR < 10) exit 1; print int(k * 100 / NR) }" <<<"$1" ||
-		fail "fewer than 10 traced picks of the wakee"
-}
-
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
-in_list() { [[ " $2 " == *" $1 "* ]]; }
 
 # 1. Prev busy in another LLC if there is one (else in the waker's), so
 # that the waker's LLC has an idle CPU besides: E.  Only the picks whose
@@ -70,21 +36,21 @@ E=$(for c in $WL; do [ "$c" != "$W" ] && [ "$c" != "$P" ] && echo "$c"; done | x
 [ -n "$P" ] && [ -n "$E" ] || skip "no LLC with room for rule 1"
 log "rule 1: waker $W (LLC $WL), busy prev $P, idle CPUs of the waker's LLC: $E"
 inW="index(\" $WL \", \" \" \$1 \" \")"
-out=$(picks scxdfl -w "$W" -p "$P" -s "$P" -n 40 -S)
-assert_ge "$(share "$out" "$inW")" 25 "sync: % of picks with the target in the waker's LLC"
+out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40 -S)
+assert_ge "$(pick_share "$out" "$inW")" 25 "sync: % of picks with the target in the waker's LLC"
 out=$(awk "$inW" <<<"$out")
-assert_ge "$(share "$out" "\$2 == $W && \$3 == \"local\"")" 75 \
+assert_ge "$(pick_share "$out" "\$2 == $W && \$3 == \"local\"")" 75 \
 	"sync: % of picks on the waker's CPU $W, outcome local"
 # The control: without sync, wake_affine's weights (not the rule) pick the
 # target's LLC, often prev's under TCG's timing; it needs only a few picks
-# in the waker's LLC (share() needs 10).
-out=$(picks scxdfl -w "$W" -p "$P" -s "$P" -n 40)
+# in the waker's LLC (pick_share() needs 10).
+out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40)
 out=$(awk "$inW" <<<"$out")
 n=$(grep -c . <<<"$out")
 if [ "$n" -lt 10 ]; then
 	log "SKIP the no-sync control: $n picks with the target in the waker's LLC"
 else
-	assert_ge "$(share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
+	assert_ge "$(pick_share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
 		"no sync (control): % of picks on an idle CPU of the waker's LLC"
 fi
 
@@ -104,11 +70,11 @@ P=$(for c in $sib; do [ "$c" != "$W" ] && echo "$c"; done | head -n 1)
 other=$(for c in $WL; do in_list "$c" "$sib" || echo "$c"; done | xargs)
 [ -n "$P" ] && [ -n "$other" ] || skip "no sibling or no second core for rule 2"
 log "rule 2: waker $W, idle prev $P (its sibling), other cores: $other"
-out=$(picks scxdfl -w "$W" -p "$P" -n 40)
-assert_ge "$(share "$out" "index(\" $other \", \" \" \$2 \" \")")" 75 \
+out=$(probe_picks scxdfl -w "$W" -p "$P" -n 40)
+assert_ge "$(pick_share "$out" "index(\" $other \", \" \" \$2 \" \")")" 75 \
 	"no sync: % of picks on the idle core rather than prev"
-out=$(picks scxdfl -w "$W" -p "$P" -n 40 -S)
-assert_ge "$(share "$out" "\$2 == $P && \$3 == \"prev\"")" 75 \
+out=$(probe_picks scxdfl -w "$W" -p "$P" -n 40 -S)
+assert_ge "$(pick_share "$out" "\$2 == $P && \$3 == \"prev\"")" 75 \
 	"sync: % of picks on idle prev $P, outcome prev"
 
 # 3. Cores {W, W2} and {P, S}: W runs the waker, P spins, W2 and S are
@@ -128,6 +94,6 @@ for p in $other; do
 done
 [ -n "$P" ] || skip "no CPU numbering for rule 3"
 log "rule 3: waker $W, its idle sibling $W2, busy prev $P, its idle sibling $S"
-out=$(picks scxdfl -w "$W" -p "$P" -s "$P" -n 40)
-assert_ge "$(share "$out" "\$2 == $S")" 75 \
+out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40)
+assert_ge "$(pick_share "$out" "\$2 == $S")" 75 \
 	"% of picks on prev's idle sibling $S rather than $W2"

@@ -24,7 +24,6 @@ wp_load policy=eager
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp117
 inst=$WP_TRACE_INST
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 level() { wp_read policies/eager/counters | awk -v k="$1" '$1 == k { print $2 }'; }
 for l in prev target core cluster llc none; do
 	[ -n "$(level $l)" ] || fail "policies/eager/counters has no $l line"

@@ -9,7 +9,6 @@ probe=$WP_ROOT/tests/tools/wakeprobe
 [ -x "$probe" ] || fail "tests/tools/wakeprobe not built"
 [ "$(nr_cpus)" -ge 3 ] || skip "needs 3 CPUs"
 params=/sys/module/$WP_MODNAME/parameters
-stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 # lat_of POLICY ROW FIELD: FIELD 2 count, 3 p50, 4 p90, 5 p99, 6 p99.9
 lat_of() { wp_read "latency/$1" | awk -v r="$2" -v f="$3" '$1 == r { print $f }'; }
 
@@ -41,21 +40,19 @@ at_exit "echo 0 > $inst/events/wakeplace/wakeup_latency/enable 2>/dev/null; rmdi
 echo 0 > "$inst/tracing_on"
 echo 1 > "$inst/events/wakeplace/wakeup_latency/enable" ||
 	fail "no wakeplace:wakeup_latency event"
+# shellcheck disable=SC2034 # read by probe_trace (tests/lib.sh)
+WP_TRACE_INST=$inst
 
 # run POLICY PROBE-ARGS...: reset, run the probe with tracing on; prints
 # "events stacked p50_us max_us big" for the wakee's own events (big: how
 # many waited 2^20 ns or more).
 run() {
-	local pol=$1 out tid
+	local pol=$1 tid
 	shift
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	wp_write stats/reset all
-	echo > "$inst/trace"
-	echo 1 > "$inst/tracing_on"
-	out=$("$probe" "$@") || fail "wakeprobe $* failed"
-	echo 0 > "$inst/tracing_on"
-	tid=$(awk '$1 == "wakee" { print $2 }' <<<"$out")
-	[ -n "$tid" ] || fail "wakeprobe printed no wakee TID"
+	tid=$(probe_trace "$@")
+	[ -n "$tid" ] || fail "wakeprobe $* failed or printed no wakee TID"
 	awk -v pol="$pol" -v tid="$tid" '
 		index($0, "wakeup_latency: policy=" pol " pid=" tid " ") {
 			match($0, / stacked=[01]/); st += substr($0, RSTART + 9, 1)

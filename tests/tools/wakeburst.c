@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -105,6 +106,24 @@ static void *wakee(void *arg)
 	}
 }
 
+/*
+ * Every wait here is on another thread's progress: should one never come
+ * (a lost wakeup, a kernel bug), fail after WATCHDOG_S instead of hanging
+ * the test; a normal run takes seconds even under TCG.
+ */
+#define WATCHDOG_S 600
+
+static void on_watchdog(int sig)
+{
+	static const char msg[] = "wakeburst: no end after 600 s: a wakeup was lost or never came\n";
+	ssize_t n;
+
+	(void)sig;
+	n = write(2, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[MAX_WAKEES];
@@ -113,6 +132,8 @@ int main(int argc, char **argv)
 	const char *marker = NULL;
 	char *end;
 
+	signal(SIGALRM, on_watchdog);
+	alarm(WATCHDOG_S);
 	while ((opt = getopt(argc, argv, "w:p:k:n:i:m:")) != -1) {
 		switch (opt) {
 		case 'w':

@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -173,12 +174,32 @@ static void *wakee(void *arg)
 	}
 }
 
+/*
+ * Every wait here is on another thread's progress: should one never come
+ * (a lost wakeup, a kernel bug), fail after WATCHDOG_S instead of hanging
+ * the test; a normal run takes seconds even under TCG.
+ */
+#define WATCHDOG_S 600
+
+static void on_watchdog(int sig)
+{
+	static const char msg[] = "wakeprobe: no end after 600 s: a wakeup was lost or never came\n";
+	ssize_t n;
+
+	(void)sig;
+	n = write(2, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t spin_th[MAX_SPIN], wk;
 	struct timespec settle;
 	int opt, i, n;
 
+	signal(SIGALRM, on_watchdog);
+	alarm(WATCHDOG_S);
 	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:IS")) != -1) {
 		switch (opt) {
 		case 'w':
