@@ -8,7 +8,8 @@
 # into the tree (ctl/test-lib.sh's fake_load).  Auto must follow the
 # change; results, regret, shares, decisions and plots are checked, and
 # the usage errors.  Every wait is bounded; nothing depends on speed but
-# auto's 0.25 s epochs fitting in 5 s phases.  TAP.
+# auto's 0.2 s epochs fitting in 8 s phases (after a change auto waits 5
+# epochs before it calls it drift, then explores 4).  TAP.
 set -u
 . "$(dirname "$0")/../../ctl/test-lib.sh"
 
@@ -79,7 +80,7 @@ check "no module: exit 2, says so" eval '[ $rc = 2 ] && grep -q "not loaded" "$E
 
 # ---- a run: tick at 0.5 (noscan better) then at 2 (stock better) ---------------------
 rc=0
-"${AP[@]}" -P "tick@0.5 tick@2" -d 5 -a "--epoch 0.25 --min-samples 1 --explore 2" \
+"${AP[@]}" -P "tick@0.5 tick@2" -d 8 -a "--epoch 0.2 --min-samples 1 --explore 2" \
 	-o "$R" >"$TMPD/ap.out" 2>"$TMPD/ap.err" || rc=$?
 # shellcheck disable=SC2034 # OUT: shown by check on a failure
 OUT=$TMPD/ap.out ERR=$TMPD/ap.err
