@@ -221,13 +221,13 @@ static double t95(double df)
 /*
  * Is a worse than b by more than the margin, with 95% confidence?  Welch's
  * one-sided test of mean(a) - mean(b) > ln(1 + margin) on the last
- * AUTO_WIN values of each: unequal variances, small samples.  Fewer than
- * AUTO_MIN_N values a side is no evidence.
+ * AUTO_WIN values of each, of a at most its last amax: unequal variances,
+ * small samples.  Fewer than AUTO_MIN_N values a side is no evidence.
  */
-static bool worse_beyond(const struct arm *a, const struct arm *b,
+static bool worse_beyond(const struct arm *a, int amax, const struct arm *b,
 			 double margin, double *t_out)
 {
-	int na = win(a), nb = win(b);
+	int na = win(a) < amax ? win(a) : amax, nb = win(b);
 	double ma, va, mb, vb, sa, sb, se, diff, df;
 
 	*t_out = NAN;
@@ -684,8 +684,14 @@ static void advance(struct auto_run *r, int a)
 		r->since_check++;
 		r->since_choice++;
 	}
-	if (r->chosen && worse_beyond(c, &r->arm[0], r->c.margin, &t)) {
-		arm_stats(c, win(c), &m, &v);
+	/*
+	 * On the choice's own epochs since it was chosen: the exploration's
+	 * chose it, and judging it again on them reversed choices at once.
+	 */
+	if (r->chosen && worse_beyond(c, r->since_choice, &r->arm[0],
+				      r->c.margin, &t)) {
+		arm_stats(c, win(c) < r->since_choice ? win(c) :
+			  r->since_choice, &m, &v);
 		arm_stats(&r->arm[0], win(&r->arm[0]), &t, &v);
 		r->chosen = 0;
 		decision(r, "guardrail", 0, "%s %s worse than stock's %s by more than %g%% (95%% one-sided Welch test)",

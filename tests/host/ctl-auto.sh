@@ -44,8 +44,12 @@ stop_fake() {
 	LOADPID=""
 }
 
-# start_auto ARGS...: `wakeplacectl -j auto ARGS` in the background.
+# start_auto ARGS...: `wakeplacectl -j auto ARGS` in the background.  The
+# files are emptied first, here: the child's redirection runs later, and a
+# wait for an epoch line would find the last run's.
 start_auto() {
+	: >"$LINES"
+	: >"$AERR"
 	"$WP_CTL" -j auto "$@" >"$LINES" 2>"$AERR" &
 	AUTOPID=$!
 }
@@ -200,8 +204,10 @@ wait_upto 120 decided choose noscan
 check "drift: noscan chosen first" eval 'decided choose noscan || { diag; false; }'
 profile stock=$B21 noscan=$B32
 wait_upto 120 eval 'grep -q "\"action\":\"explore\",\"policy\":\"noscan\",\"phase\":\"explore\",\"reason\":\"drift: noscan p99" "$LINES"'
+# The window's mean: 32.0us once all 5 epochs are past the change, 25.9us
+# with 4 (a test at 95% on a constant base needs 4 of 5 at 20%).
 check "drift: its last 5 epochs beyond 20% of the values it was chosen on: re-explore" \
-	eval 'grep -q "\"reason\":\"drift: noscan p99 32.0us over its last 5 epochs, was 11.4us when chosen\"" "$LINES" || { diag; false; }'
+	eval 'grep -Eq "\"reason\":\"drift: noscan p99 (2[0-9]|3[0-2])\.[0-9]us over its last 5 epochs, was 11.4us when chosen\"" "$LINES" || { diag; false; }'
 wait_upto 120 decided choose stock
 check "drift: the new exploration chooses stock" eval 'decided choose stock || { diag; false; }'
 end_auto HUP
