@@ -23,7 +23,6 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "watchdog.h"
 
 #define MAX_WAKEES 64
 #define USAGE "usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US] [-m MARKER]\n"
@@ -106,24 +106,6 @@ static void *wakee(void *arg)
 	}
 }
 
-/*
- * Every wait here is on another thread's progress: should one never come
- * (a lost wakeup, a kernel bug), fail after WATCHDOG_S instead of hanging
- * the test; a normal run takes seconds even under TCG.
- */
-#define WATCHDOG_S 600
-
-static void on_watchdog(int sig)
-{
-	static const char msg[] = "wakeburst: no end after 600 s: a wakeup was lost or never came\n";
-	ssize_t n;
-
-	(void)sig;
-	n = write(2, msg, sizeof(msg) - 1);
-	(void)n;
-	_exit(3);
-}
-
 int main(int argc, char **argv)
 {
 	pthread_t th[MAX_WAKEES];
@@ -132,8 +114,7 @@ int main(int argc, char **argv)
 	const char *marker = NULL;
 	char *end;
 
-	signal(SIGALRM, on_watchdog);
-	alarm(WATCHDOG_S);
+	watchdog_arm("wakeburst");
 	while ((opt = getopt(argc, argv, "w:p:k:n:i:m:")) != -1) {
 		switch (opt) {
 		case 'w':

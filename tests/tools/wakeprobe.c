@@ -26,7 +26,6 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "watchdog.h"
 
 #define MAX_SPIN 64
 #define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I] [-S]\n"
@@ -174,32 +174,13 @@ static void *wakee(void *arg)
 	}
 }
 
-/*
- * Every wait here is on another thread's progress: should one never come
- * (a lost wakeup, a kernel bug), fail after WATCHDOG_S instead of hanging
- * the test; a normal run takes seconds even under TCG.
- */
-#define WATCHDOG_S 600
-
-static void on_watchdog(int sig)
-{
-	static const char msg[] = "wakeprobe: no end after 600 s: a wakeup was lost or never came\n";
-	ssize_t n;
-
-	(void)sig;
-	n = write(2, msg, sizeof(msg) - 1);
-	(void)n;
-	_exit(3);
-}
-
 int main(int argc, char **argv)
 {
 	pthread_t spin_th[MAX_SPIN], wk;
 	struct timespec settle;
 	int opt, i, n;
 
-	signal(SIGALRM, on_watchdog);
-	alarm(WATCHDOG_S);
+	watchdog_arm("wakeprobe");
 	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:IS")) != -1) {
 		switch (opt) {
 		case 'w':
