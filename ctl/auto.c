@@ -219,35 +219,45 @@ static double t95(double df)
 }
 
 /*
+ * Welch's one-sided test at 95%: is d, a difference of two means less the
+ * margin, above 0?  va/na and vb/nb are the sides' variances and sizes
+ * (unequal variances, small samples; a side of one value has no
+ * variance).  The t statistic in *t_out.
+ */
+static bool welch_above(double d, double va, int na, double vb, int nb,
+			double *t_out)
+{
+	double sa = va / na, sb = nb > 1 ? vb / nb : 0, se = sqrt(sa + sb), df;
+
+	if (se == 0) {
+		/* identical epochs (a fake, or a quantised histogram) */
+		*t_out = d > 0 ? INFINITY : -INFINITY;
+		return d > 0;
+	}
+	*t_out = d / se;
+	df = (sa + sb) * (sa + sb) /
+	     (sa * sa / (na - 1) + (nb > 1 ? sb * sb / (nb - 1) : 0));
+	return *t_out > t95(df);
+}
+
+/*
  * Is a worse than b by more than the margin, with 95% confidence?  Welch's
  * one-sided test of mean(a) - mean(b) > ln(1 + margin) on the last
- * AUTO_WIN values of each, of a at most its last amax: unequal variances,
- * small samples.  Fewer than AUTO_MIN_N values a side is no evidence.
+ * AUTO_WIN values of each, of a at most its last amax.  Fewer than
+ * AUTO_MIN_N values a side is no evidence.
  */
 static bool worse_beyond(const struct arm *a, int amax, const struct arm *b,
 			 double margin, double *t_out)
 {
 	int na = win(a) < amax ? win(a) : amax, nb = win(b);
-	double ma, va, mb, vb, sa, sb, se, diff, df;
+	double ma, va, mb, vb;
 
 	*t_out = NAN;
 	if (na < AUTO_MIN_N || nb < AUTO_MIN_N)
 		return false;
 	arm_stats(a, na, &ma, &va);
 	arm_stats(b, nb, &mb, &vb);
-	diff = ma - mb - log1p(margin);
-	sa = va / na;
-	sb = vb / nb;
-	se = sqrt(sa + sb);
-	if (se == 0) {
-		/* identical epochs (a fake, or a quantised histogram) */
-		*t_out = diff > 0 ? INFINITY : -INFINITY;
-		return diff > 0;
-	}
-	*t_out = diff / se;
-	df = (sa + sb) * (sa + sb) /
-	     (sa * sa / (na - 1) + sb * sb / (nb - 1));
-	return *t_out > t95(df);
+	return welch_above(ma - mb - log1p(margin), va, na, vb, nb, t_out);
 }
 
 /* ------------------------------------------------------------------------
@@ -647,23 +657,14 @@ static int next_arm(struct auto_run *r)
 static bool drifted(const struct auto_run *r, const struct arm *c,
 		    double *mw)
 {
-	int nb = r->base_n;
-	double vw, d, sa, sb, se, df;
+	double vw, d, t;
 
-	if (!nb)	/* chosen on no value: nothing to drift from */
+	if (!r->base_n)	/* chosen on no value: nothing to drift from */
 		return false;
 	arm_stats(c, DRIFT_WIN, mw, &vw);
 	d = fabs(*mw - r->base) - log1p(r->c.drift);
-	if (d <= 0)
-		return false;
-	sa = vw / DRIFT_WIN;
-	sb = nb > 1 ? r->base_var / nb : 0;
-	se = sqrt(sa + sb);
-	if (se == 0)	/* identical epochs (a fake, a quantised histogram) */
-		return true;
-	df = (sa + sb) * (sa + sb) /
-	     (sa * sa / (DRIFT_WIN - 1) + (nb > 1 ? sb * sb / (nb - 1) : 0));
-	return d / se > t95(df);
+	return d > 0 && welch_above(d, vw, DRIFT_WIN, r->base_var, r->base_n,
+				    &t);
 }
 
 /* After a counted epoch of arm a (its value added): advance the rule. */
