@@ -205,34 +205,38 @@ ab_wp_reset() {
 	{ printf '%s\n' "$1" >"$WP_SYSFS/stats/reset"; } 2>/dev/null
 }
 
-# ab_wp_rows POLICY PREFIX: CSV rows "PREFIX,metric,value" from the
-# module's files: wp_lat (the "all" histogram, when not empty),
-# wp_tracked and, of the tracked wakeups, wp_stacked_pct wp_double_pct
-# wp_moved_pct wp_migr_pct wp_migr_llc_pct (when tracked > 0).
+# ab_wp_rows PREFIX POLICY...: CSV rows "PREFIX,metric,value" from the
+# module's files of the POLICYs that ran in a block: wp_lat (each one's
+# "all" histogram, when not empty: wpstats merges a block's), wp_tracked
+# and, of their tracked wakeups together, wp_stacked_pct wp_double_pct
+# wp_moved_pct wp_migr_pct wp_migr_llc_pct (when tracked > 0; a counter
+# the module does not have is left out).
 ab_wp_rows() {
-	local h="$WP_SYSFS/latency_hist/$1" s="$WP_SYSFS/stats/$1"
-
-	[ -r "$h" ] && [ -r "$s" ] || return 0
-	awk -v pre="$2" -v hf="$h" '
-	FILENAME == hf {
+	local pre=$1 p files=()
+	shift
+	for p in "$@"; do
+		[ -r "$WP_SYSFS/latency_hist/$p" ] && [ -r "$WP_SYSFS/stats/$p" ] &&
+			files+=("$WP_SYSFS/latency_hist/$p" "$WP_SYSFS/stats/$p")
+	done
+	[ ${#files[@]} -gt 0 ] || return 0
+	awk -v pre="$pre" '
+	FILENAME ~ /\/latency_hist\// {
 		if ($1 == "all" && $2 ~ /^L6ns(;[0-9]+:[0-9]+)+$/)
-			lat = $2
+			print pre ",wp_lat," $2
 		next
 	}
-	NF >= 2 { v[$1] = $2 }
+	NF >= 2 && $2 ~ /^[0-9]+$/ { v[$1] += $2; has[$1] = 1 }
 	END {
-		if (lat != "")
-			print pre ",wp_lat," lat
 		t = v["tracked"]
-		if (t !~ /^[0-9]+$/ || t == 0)
+		if (!t)
 			exit
 		print pre ",wp_tracked," t
 		n = split("stacked double_picks moved migrated migrated_llc", k, " ")
 		split("wp_stacked_pct wp_double_pct wp_moved_pct wp_migr_pct wp_migr_llc_pct", m, " ")
 		for (i = 1; i <= n; i++)
-			if (v[k[i]] ~ /^[0-9]+$/)
+			if (has[k[i]])
 				printf "%s,%s,%.4f\n", pre, m[i], 100 * v[k[i]] / t
-	}' "$h" "$s" 2>/dev/null
+	}' "${files[@]}" 2>/dev/null
 }
 
 # ab_format NAME: dies unless NAME is a table style of wpstats -F.
