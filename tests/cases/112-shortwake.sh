@@ -4,12 +4,15 @@
 # requires: module smt
 # tier: core
 #
-# On the smt topology only: its LLC has 4 CPUs.  With an LLC of 2 (llc2)
-# wake_wide's threshold is 2 flips, and the probe's threads, which inherit
-# wakee_flips from the test shell and never decay the wakee's (it only
-# wakes the pinned waker, which skips select_task_rq_fair), had the kernel
-# veto the waker's CPU for most wakes (0 to 22 of 44 were local), and
-# shortwake goes local only where the kernel would consider that CPU.
+# shortwake goes local only where the kernel would consider the waker's
+# CPU (wake_wide did not object).  The probe's threads inherit wake_wide's
+# flip count from the test shell, and the wakee's never halves (it wakes
+# only the pinned waker, placed without select_task_rq_fair) while the
+# waker's does: once they differ by the LLC size, wake_wide vetoes the
+# waker's CPU (on 7.2 for most of a run: 6 to 19 of 41 picks local, where
+# 6.12 had 39-41).  The probe first brings the count down (-D 8, see
+# wakeprobe.c).  On the smt topology only: its LLC has 4 CPUs, an LLC with
+# an idle core or not.
 . "$WP_TESTS/lib.sh"
 
 probe=$WP_ROOT/tests/tools/wakeprobe
@@ -33,7 +36,8 @@ inst=$WP_TRACE_INST
 
 # picks SHORT_US PROBE_ARGS...: run the probe under shortwake with short_us
 # set; print "picks local on_W" for the wakee's traced picks after its
-# first 30 (while the waker's inherited wakee_flips decay).
+# first 10 (while the spinners' load builds up); log their outcomes and
+# targets.
 picks() {
 	local short=$1 out tid
 	shift
@@ -41,44 +45,58 @@ picks() {
 	wp_write stats/reset shortwake
 	echo > "$inst/trace"
 	echo 1 > "$inst/tracing_on"
-	out=$("$probe" -w "$W" "$@" -n 70) || fail "wakeprobe failed"
+	out=$("$probe" -w "$W" "$@" -n 60 -D 8) || fail "wakeprobe failed"
 	echo 0 > "$inst/tracing_on"
 	tid=$(awk '$1 == "wakee" { print $2 }' <<<"$out")
 	[ -n "$tid" ] || fail "wakeprobe did not print the wakee's TID"
 	awk -v tid="$tid" -v w="$W" '
 		index($0, "select_cpu: policy=shortwake pid=" tid " ") {
-			if (++seen <= 30)
+			if (++seen <= 10)
 				next
 			n++
 			if (index($0, " outcome=local "))
 				l++
 			if (index($0, " chosen=" w " "))
 				on++
+			match($0, / outcome=[a-z]+ /)
+			o[substr($0, RSTART + 9, RLENGTH - 10)]++
+			match($0, / target=[0-9]+ /)
+			t[substr($0, RSTART + 8, RLENGTH - 9)]++
 		}
-		END { print n + 0, l + 0, on + 0 }' "$inst/trace"
+		END {
+			# Why picks were not local, for the log.
+			for (k in o)
+				os = os " " k "=" o[k]
+			for (k in t)
+				ts = ts " " k "=" t[k]
+			printf "# outcomes:%s; targets:%s\n", os, ts > "/dev/stderr"
+			print n + 0, l + 0, on + 0
+		}' "$inst/trace"
 }
 
 # No idle core, both short: local.  "Short" is 100 ms here: a probe's
 # runs take microseconds of guest CPU, but a stint is measured in real
 # time, and a vCPU of a single-threaded TCG guest on a loaded host waits
-# for the others (at short_us 5 ms, 29% of the picks were local there; at
-# 50 ms, 46% once, with host tests running beside two VMs).
+# for the others.
 # shellcheck disable=SC2086
 read -r n l on <<<"$(picks 100000 -p "$P" $spin)"
 log "no idle core, short: $l of $n picks local, $on on W"
 assert_ge "$n" 20 "traced picks of the wakee"
-# At least half: 85-95% in quiet runs, 70% with host tests beside two VMs
-# (a stretched stint is not short); the controls below stay at 0-10%.
+# At least half: 94-98% (7.2 and 6.12 beside each other in two VMs; a
+# stretched stint is not short); the controls below stay at 0-6%.
 assert_ge $((l * 100 / n)) 50 "% local picks with no idle core"
 assert_ge $((on * 100 / n)) 50 "% picks on the waker's CPU"
 assert_gt "$(stat_of shortwake local)" 0 "stats: local outcomes"
 
-# The same, but the waker runs 400 ms before each wake: not short.
+# The same, but the waker runs 400 ms before each wake: not short.  Up to
+# 7% local seen: a waker preempted by a kworker that then slept, switched
+# in again 15-30 ms before its wake; 20% still leaves the short case's 50%
+# apart.
 # shellcheck disable=SC2086
 read -r n l on <<<"$(picks 100000 -p "$P" $spin -b 400000)"
 log "no idle core, long waker: $l of $n picks local"
 assert_ge "$n" 20 "traced picks of the wakee"
-assert_le $((l * 100 / n)) 10 "% local picks for a long-running waker"
+assert_le $((l * 100 / n)) 20 "% local picks for a long-running waker"
 
 # The same, but nothing is short (a run under 1 us).  Not asserted to be
 # 0: where TCG's unstable TSC leaves the scheduler clock tick-clamped, a

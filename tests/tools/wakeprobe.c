@@ -11,7 +11,7 @@
  * "cpu N count", then "trials N".
  *
  * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]
- *                  [-b BUSY_US] [-x CPU] [-I] [-S]
+ *                  [-b BUSY_US] [-x CPU] [-I] [-S] [-D SECONDS]
  *
  * SETTLE_US (default 20000) is how long the waker waits after the wakee
  * said it is going to sleep, so that it really sleeps when woken.
@@ -20,6 +20,18 @@
  * allowed set while it sleeps (so an idle CPU cannot pull it); -I makes the
  * wakee SCHED_IDLE, so that queued behind a spinner it never preempts it
  * and waits for the spinner's tick.
+ *
+ * -D SECONDS first lowers wake_wide()'s flip count that the threads are
+ * created with.  A thread starts with its creator's count (here the test
+ * shell's), and a count halves at most once a second, only when its task
+ * wakes another through select_task_rq_fair.  The wakee wakes only the
+ * pinned waker, which is placed without that call, so it keeps the count
+ * it was born with while the waker's halves: after two halvings the two
+ * differ by the LLC size, and with a shell's count of 16 or more wake_wide
+ * then vetoes the waker's CPU for as long as the waker's count stays at or
+ * above the LLC size (seen on Debian 7.2 for most of a run).  The main
+ * thread therefore wakes an unpinned helper every 10 ms for SECONDS
+ * before it creates anyone (8 s: a count below 1024 ends under 4).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,11 +49,11 @@
 #include "watchdog.h"
 
 #define MAX_SPIN 64
-#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I] [-S]\n"
+#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I] [-S] [-D SECONDS]\n"
 
 static int waker_cpu = -1, prev_cpu = -1, trials = 50, exclude_cpu = -1;
 static int wakee_idle, sync_pipe[2] = { -1, -1 };
-static long settle_us = 20000, busy_us;
+static long settle_us = 20000, busy_us, decay_s;
 static int spin_cpus[MAX_SPIN], nr_spin;
 static atomic_int go_word, ack_word, stop;
 static int landed[CPU_SETSIZE];
@@ -131,6 +143,38 @@ static void wake_wakee(void)
 		exit(2);
 }
 
+static atomic_int decay_word;
+
+/* Sleeps on decay_word until it turns negative; only there to be woken. */
+static void *decay_helper(void *arg)
+{
+	int cur;
+
+	(void)arg;
+	while ((cur = atomic_load(&decay_word)) >= 0)
+		futex_wait(&decay_word, cur);
+	return NULL;
+}
+
+/* -D: wake an unpinned helper every 10 ms for decay_s seconds. */
+static void decay_flips(void)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 }, t0, t;
+	pthread_t th;
+
+	pthread_create(&th, NULL, decay_helper, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		nanosleep(&tick, NULL);
+		atomic_fetch_add(&decay_word, 1);
+		futex_wake(&decay_word);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < decay_s);
+	atomic_store(&decay_word, -1);
+	futex_wake(&decay_word);
+	pthread_join(th, NULL);
+}
+
 static pid_t wakee_tid;
 static atomic_int wakee_ready;
 
@@ -181,7 +225,7 @@ int main(int argc, char **argv)
 	int opt, i, n;
 
 	watchdog_arm("wakeprobe");
-	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:IS")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:ISD:")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -208,6 +252,9 @@ int main(int argc, char **argv)
 		case 'I':
 			wakee_idle = 1;
 			break;
+		case 'D':
+			decay_s = atoi(optarg);
+			break;
 		case 'S':
 			if (pipe(sync_pipe)) {
 				perror("wakeprobe: pipe");
@@ -220,12 +267,14 @@ int main(int argc, char **argv)
 		}
 	}
 	if (waker_cpu < 0 || prev_cpu < 0 || trials <= 0 || settle_us < 0 ||
-	    busy_us < 0) {
+	    busy_us < 0 || decay_s < 0 || decay_s > 60) {
 		fprintf(stderr, USAGE);
 		return 2;
 	}
 	settle.tv_sec = settle_us / 1000000;
 	settle.tv_nsec = settle_us % 1000000 * 1000;
+	if (decay_s)
+		decay_flips();
 	pin(0, waker_cpu);
 	for (i = 0; i < nr_spin; i++)
 		pthread_create(&spin_th[i], NULL, spinner, &spin_cpus[i]);
