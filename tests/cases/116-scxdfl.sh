@@ -25,6 +25,9 @@ select_cpu_instance wp116
 # 1. Prev busy in another LLC if there is one (else in the waker's), so
 # that the waker's LLC has an idle CPU besides: E.  Only the picks whose
 # target is in the waker's LLC count (wake_affine may choose prev's).
+# The probe first brings down the wake_wide flip count its threads
+# inherit from the shell (-D 8, see 112 and wakeprobe.c), or wake_wide
+# may veto the waker's side for much of a run.
 W=$(online_cpus | awk '{ print $1 }')
 WL=$(cpulist_expand "$(cpus_of_llc "$W")" | xargs)
 P=''
@@ -36,23 +39,19 @@ E=$(for c in $WL; do [ "$c" != "$W" ] && [ "$c" != "$P" ] && echo "$c"; done | x
 [ -n "$P" ] && [ -n "$E" ] || skip "no LLC with room for rule 1"
 log "rule 1: waker $W (LLC $WL), busy prev $P, idle CPUs of the waker's LLC: $E"
 inW="index(\" $WL \", \" \" \$1 \" \")"
-out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40 -S)
+out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40 -S -D 8)
 assert_ge "$(pick_share "$out" "$inW")" 25 "sync: % of picks with the target in the waker's LLC"
 out=$(awk "$inW" <<<"$out")
 assert_ge "$(pick_share "$out" "\$2 == $W && \$3 == \"local\"")" 75 \
 	"sync: % of picks on the waker's CPU $W, outcome local"
 # The control: without sync, wake_affine's weights (not the rule) pick the
-# target's LLC, often prev's under TCG's timing; it needs only a few picks
-# in the waker's LLC (pick_share() needs 10).
-out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40)
+# target's LLC: the waker's for 37-40 of 41 picks once the flips are down
+# (before -D, as few as 14% on 7.2, and the control was skipped below 10
+# picks); pick_share() needs 10.
+out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40 -D 8)
 out=$(awk "$inW" <<<"$out")
-n=$(grep -c . <<<"$out")
-if [ "$n" -lt 10 ]; then
-	log "SKIP the no-sync control: $n picks with the target in the waker's LLC"
-else
-	assert_ge "$(pick_share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
-		"no sync (control): % of picks on an idle CPU of the waker's LLC"
-fi
+assert_ge "$(pick_share "$out" "index(\" $E \", \" \" \$2 \" \")")" 75 \
+	"no sync (control): % of picks on an idle CPU of the waker's LLC"
 
 # Placement quality is tracked for scxdfl as for every policy: rule 1
 # moved the wakee off its busy prev.
