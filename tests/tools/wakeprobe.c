@@ -31,7 +31,8 @@
  * then vetoes the waker's CPU for as long as the waker's count stays at or
  * above the LLC size (seen on Debian 7.2 for most of a run).  The main
  * thread therefore wakes an unpinned helper every 10 ms for SECONDS
- * before it creates anyone (8 s: a count below 1024 ends under 4).
+ * before it creates anyone (8 s: at least 7 halvings, so a count up to
+ * 500 ends under 4).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,16 +115,24 @@ static long parse_us(const char *s)
 	return v;
 }
 
+/* Microseconds since @t0 (CLOCK_MONOTONIC). */
+static long us_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000L +
+	       (t.tv_nsec - t0->tv_nsec) / 1000;
+}
+
 /* Run on the CPU for @us microseconds. */
 static void busy(long us)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000L +
-		 (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+	while (us_since(&t0) < us)
+		;
 }
 
 static void *spinner(void *arg)
@@ -145,21 +154,18 @@ static void wake_wakee(void)
 
 static atomic_int decay_word;
 
-/* Sleeps on decay_word until it turns negative; only there to be woken. */
+/* Sleeps until decay_word is -1; only there to be woken. */
 static void *decay_helper(void *arg)
 {
-	int cur;
-
 	(void)arg;
-	while ((cur = atomic_load(&decay_word)) >= 0)
-		futex_wait(&decay_word, cur);
+	wait_for(&decay_word, -1);
 	return NULL;
 }
 
 /* -D: wake an unpinned helper every 10 ms for decay_s seconds. */
 static void decay_flips(void)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 }, t0, t;
+	struct timespec tick = { 0, 10 * 1000 * 1000 }, t0;
 	pthread_t th;
 
 	pthread_create(&th, NULL, decay_helper, NULL);
@@ -168,8 +174,7 @@ static void decay_flips(void)
 		nanosleep(&tick, NULL);
 		atomic_fetch_add(&decay_word, 1);
 		futex_wake(&decay_word);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec < decay_s);
+	} while (us_since(&t0) < decay_s * 1000000L);
 	atomic_store(&decay_word, -1);
 	futex_wake(&decay_word);
 	pthread_join(th, NULL);
