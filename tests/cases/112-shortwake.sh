@@ -32,46 +32,23 @@ at_exit 'wp_loaded && rmmod wakeplace'
 
 # The wakee's picks, from the module's tracepoint in a private instance.
 select_cpu_instance wp112
-inst=$WP_TRACE_INST
 
 # picks SHORT_US PROBE_ARGS...: run the probe under shortwake with short_us
 # set; print "picks local on_W" for the wakee's traced picks after its
-# first 10 (while the spinners' load builds up); log their outcomes and
-# targets.
+# first 10 (while the spinners' load builds up).  probe_picks logs how
+# many picks had each target, choice and outcome.
 picks() {
-	local short=$1 out tid
+	local short=$1
 	shift
 	wp_write policies/shortwake/short_us "$short" || fail "short_us $short refused"
 	wp_write stats/reset shortwake
-	echo > "$inst/trace"
-	echo 1 > "$inst/tracing_on"
-	out=$("$probe" -w "$W" "$@" -n 60 -D 8) || fail "wakeprobe failed"
-	echo 0 > "$inst/tracing_on"
-	tid=$(awk '$1 == "wakee" { print $2 }' <<<"$out")
-	[ -n "$tid" ] || fail "wakeprobe did not print the wakee's TID"
-	awk -v tid="$tid" -v w="$W" '
-		index($0, "select_cpu: policy=shortwake pid=" tid " ") {
-			if (++seen <= 10)
-				next
+	probe_picks shortwake -w "$W" "$@" -n 60 -D 8 | awk -v w="$W" '
+		NR > 10 {
 			n++
-			if (index($0, " outcome=local "))
-				l++
-			if (index($0, " chosen=" w " "))
-				on++
-			match($0, / outcome=[a-z]+ /)
-			o[substr($0, RSTART + 9, RLENGTH - 10)]++
-			match($0, / target=[0-9]+ /)
-			t[substr($0, RSTART + 8, RLENGTH - 9)]++
+			l += $3 == "local"
+			on += $2 == w
 		}
-		END {
-			# Why picks were not local, for the log.
-			for (k in o)
-				os = os " " k "=" o[k]
-			for (k in t)
-				ts = ts " " k "=" t[k]
-			printf "# outcomes:%s; targets:%s\n", os, ts > "/dev/stderr"
-			print n + 0, l + 0, on + 0
-		}' "$inst/trace"
+		END { print n + 0, l + 0, on + 0 }'
 }
 
 # No idle core, both short: local.  "Short" is 100 ms here: a probe's
