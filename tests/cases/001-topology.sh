@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: guest CPU topology matches WP_TOPO (catches harness misconfiguration)
 # requires: vm
-# tier: core
+# tier: core scale
 # shellcheck source=tests/lib.sh
 . "$WP_TESTS/lib.sh"
 
@@ -35,6 +35,37 @@ smt)
 	done
 	assert_eq "$(cat /sys/devices/system/cpu/smt/active 2>/dev/null)" 1 \
 		"/sys/devices/system/cpu/smt/active"
+	;;
+llc16 | llc32)
+	# -smp N,sockets=1,cores=N: one LLC of N CPUs, no SMT.
+	n=${WP_TOPO#llc}
+	assert_eq "$(nr_cpus)" "$n" "online CPUs"
+	assert_eq "$(nr_llc)" 1 "number of LLCs"
+	assert_eq "$(llc_groups)" "0-$((n - 1))" "LLC CPUs"
+	has_smt && fail "SMT siblings present"
+	pass "no SMT siblings"
+	;;
+llc2x16)
+	# -smp 32,sockets=2,cores=16: two LLCs of 16 CPUs, no SMT.
+	assert_eq "$(nr_cpus)" 32 "online CPUs"
+	assert_eq "$(nr_llc)" 2 "number of LLCs"
+	for g in $(llc_groups); do
+		assert_eq "$(cpulist_count "$g")" 16 "CPUs in LLC $g"
+	done
+	has_smt && fail "SMT siblings present"
+	pass "no SMT siblings"
+	;;
+smt72)
+	# -smp 72,sockets=1,cores=36,threads=2: one LLC, 36 cores x 2 threads,
+	# siblings numbered cpu and cpu + 36 as on x86 servers (a core's
+	# threads fall in different 64-bit words of a mask).
+	assert_eq "$(nr_cpus)" 72 "online CPUs"
+	assert_eq "$(nr_llc)" 1 "number of LLCs"
+	assert_eq "$(nr_cores)" 36 "cores"
+	for c in $(cores); do
+		assert_eq "$(cpulist_count "$c")" 2 "threads in core $c"
+	done
+	log "siblings of cpu30: $(smt_siblings 30)"
 	;;
 '')
 	skip "WP_TOPO not set (run through tests/check or runner -p)"
