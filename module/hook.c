@@ -394,7 +394,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		w.outcome = WP_OUT_HANDBACK;
 		wp_count(WP_C_HANDED_BACK);
 		wp_account(pol, &w, -1, cost, timed);
-		wp_lat_placed(pol, p, prev, -1, WP_OUT_HANDBACK);
+		wp_lat_placed(pol, p, WP_OUT_HANDBACK);
 		return;
 	}
 	if (unlikely(!wp_pick_ok(p, cpu))) {
@@ -403,7 +403,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	wp_account(pol, &w, cpu, cost, timed);
-	wp_lat_placed(pol, p, prev, cpu, w.outcome);
+	wp_lat_placed(pol, p, w.outcome);
 	trace_select_cpu(pol->name, p->pid, prev, w.target, cpu, w.outcome,
 			 w.scanned, w.remote_lines, cost);
 	if (sh && sh != pol)

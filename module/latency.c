@@ -2,18 +2,30 @@
 /*
  * Wakeup-to-run latency and placement quality.
  *
- * A tracked wakeup has a slot in one global table, keyed by its task
- * pointer (no field can be added to task_struct), in three steps:
+ * Every policy is measured on the same wakeups: each is stamped at
+ * sched_waking, whatever the active policy, and a policy's hook only
+ * annotates the stamp of a wakeup it placed.  A tracked wakeup has a slot
+ * in one global table, keyed by its task pointer (no field can be added
+ * to task_struct), in four steps:
  *
- * placement	the hook (a non-stock policy) or sched_waking (stock, which
- *		has no hook) claims a slot and stamps it: time, policy,
- *		outcome, previous CPU;
+ * waking	sched_waking claims a slot and stamps it: time, the active
+ *		policy, its row, previous CPU.  The row is decided here, by
+ *		the same rule for every policy: a wakeup that will reach
+ *		select_task_rq_fair (a CFS task that is neither queued nor
+ *		still on its CPU, with a choice of CPUs) starts as handback
+ *		(the kernel decided: stock's, or a policy's hand-back); every
+ *		other one is unplaced (queued on its CPU's wake list or woken
+ *		in place, pinned, another class), a row of its own;
+ * placement	the hook (a non-stock policy) sets the policy and outcome of
+ *		the stamp the same CPU made a moment before;
  * arrival	sched_wakeup, under the runqueue lock of the CPU the task was
- *		queued on, notes that CPU, whether it was busy (stacked) and
+ *		queued on, notes that CPU, whether it was busy (stacked),
  *		whether it had just been given another wakee that has not
- *		run yet (a double pick);
+ *		run yet (a double pick) and, for a stacked wakee, whether an
+ *		idle CPU it may use existed in that LLC (missed idle: the
+ *		oracle, the same test at the same moment for every policy);
  * switch-in	sched_switch, on whatever CPU runs the task, consumes the
- *		slot and accounts it all to the slot's policy and outcome on
+ *		slot and accounts it all to the slot's policy and row on
  *		that CPU's counters and histograms.
  *
  * Every change of a slot is claim (cmpxchg of the key to BUSY), write,
@@ -44,7 +56,8 @@
 #define WP_LAT_BUSY	1UL	/* the whole key: claimed, being written */
 #define WP_LAT_STACKED	2UL
 #define WP_LAT_DOUBLE	4UL
-#define WP_LAT_FLAGS	7UL
+#define WP_LAT_MISSED	8UL	/* stacked, and an allowed CPU was idle */
+#define WP_LAT_FLAGS	15UL
 
 /**
  * struct wp_lat_slot - one tracked wakeup.
@@ -53,7 +66,7 @@
  * @prev: the task's previous CPU.
  * @placed: the CPU it was queued on (-1 until it arrived).
  * @pol: index of the policy in wp_policies[].
- * @outcome: enum wp_outcome of the placement.
+ * @outcome: enum wp_outcome of the placement, or WP_LAT_UNPLACED.
  */
 struct wp_lat_slot {
 	unsigned long key;
@@ -88,8 +101,9 @@ static DEFINE_PER_CPU(unsigned int, wp_lat_countdown);
 
 /*
  * Per CPU, the last arrival there and its task while it has not run: the
- * double-pick check.  Written under that CPU's runqueue lock, by whichever
- * CPU holds it.
+ * double-pick check.  Set under that CPU's runqueue lock, by whichever CPU
+ * holds it; cleared when the task runs, wherever it runs (a cmpxchg from
+ * another CPU when load balancing moved it).
  */
 struct wp_arrival {
 	u64 t;
@@ -119,9 +133,21 @@ static notrace struct wp_lat_slot *wp_lat_find(struct task_struct *p,
 	return NULL;
 }
 
-/* Placement: claim a slot for @p and stamp it (one wakeup in the period). */
-static notrace void wp_lat_insert(unsigned int pol, struct task_struct *p,
-				  int prev, int placed, int outcome)
+/*
+ * The stamp this CPU's sched_waking made for a wakeup that reaches
+ * select_task_rq_fair, for the hook to annotate: the two run back to back
+ * on the waker's CPU, under p->pi_lock with IRQs off.
+ */
+struct wp_lat_stash {
+	struct task_struct *p;
+	struct wp_lat_slot *slot;
+};
+static DEFINE_PER_CPU(struct wp_lat_stash, wp_lat_stash);
+
+/* Waking: claim a slot for @p and stamp it (one wakeup in the period). */
+static notrace struct wp_lat_slot *wp_lat_insert(unsigned int pol,
+						 struct task_struct *p,
+						 int prev, int row)
 {
 	unsigned int period = READ_ONCE(wp_lat_period);
 	unsigned int *cd = this_cpu_ptr(&wp_lat_countdown);
@@ -129,10 +155,10 @@ static notrace void wp_lat_insert(unsigned int pol, struct task_struct *p,
 	struct wp_lat_slot *pair, *s;
 
 	if (!period || ++*cd < period)
-		return;
+		return NULL;
 	*cd = 0;
 	if (key & WP_LAT_FLAGS)
-		return;
+		return NULL;
 	pair = &wp_lat_tab[hash_ptr(p, wp_lat_bits) & ~1U];
 	k0 = READ_ONCE(pair[0].key);
 	k1 = READ_ONCE(pair[1].key);
@@ -149,51 +175,103 @@ static notrace void wp_lat_insert(unsigned int pol, struct task_struct *p,
 		seen = s == &pair[0] ? k0 : k1;
 		wp_count(WP_C_LAT_DROPPED);
 		if (seen == WP_LAT_BUSY)
-			return;
+			return NULL;
 	}
 	if (cmpxchg(&s->key, seen, WP_LAT_BUSY) != seen) {
 		wp_count(WP_C_LAT_DROPPED);
-		return;
+		return NULL;
 	}
 	s->t0 = local_clock();
 	s->prev = prev;
-	s->placed = placed;
+	s->placed = -1;
 	s->pol = pol;
-	s->outcome = outcome;
+	s->outcome = row;
 	/* Publish the fields with the key (wp_lat_find() acquires it). */
 	smp_store_release(&s->key, key);
+	return s;
 }
 
 /**
  * wp_lat_placed() - the hook placed (or handed back) one wakeup.
  * @pol: the active policy.
  * @p: the waking task.
- * @prev: its previous CPU.
- * @cpu: the pick, or -1 for a hand-back (the kernel picks).
- * @outcome: how the pick was found.
+ * @outcome: how the pick was found (WP_OUT_HANDBACK for a hand-back).
+ *
+ * Annotates the stamp sched_waking made for this wakeup a moment before
+ * on this CPU, if it made one (the wakeup is tracked and reaches
+ * select_task_rq_fair): the policy that placed it and how.
  *
  * Wakeup path: notrace, lock-free, allocation-free.
  */
 notrace void wp_lat_placed(struct wakeplace_policy *pol, struct task_struct *p,
-			   int prev, int cpu, enum wp_outcome outcome)
+			   enum wp_outcome outcome)
 {
-	wp_lat_insert(wp_policy_index(pol), p, prev, cpu, outcome);
+	struct wp_lat_stash *st = this_cpu_ptr(&wp_lat_stash);
+	struct wp_lat_slot *s = st->slot;
+	unsigned long k;
+
+	if (st->p != p)
+		return;
+	st->p = NULL;
+	k = READ_ONCE(s->key);
+	/* Taken over, or already arrived (a flag set): not ours to change. */
+	if (k != (unsigned long)p || cmpxchg(&s->key, k, WP_LAT_BUSY) != k)
+		return;
+	s->pol = wp_policy_index(pol);
+	s->outcome = outcome;
+	smp_store_release(&s->key, k);
 }
 
 /*
- * sched_waking: stock has no hook, so its wakeups are stamped here, those
- * the hook would have seen: CFS tasks allowed on several CPUs that are not
- * queued (a queued task is woken in place, without a placement).
+ * sched_waking: every wakeup is stamped here, for every policy alike (see
+ * the top of this file for the rows).  A task queued and running (on_rq
+ * and on_cpu) is woken without ever leaving its CPU: there is no switch-in
+ * to measure to, so it is not stamped.
  */
 static notrace void wp_lat_probe_waking(void *data, struct task_struct *p)
 {
-	if (rcu_dereference_sched(wp_active) != &wp_policy_stock)
+	struct wakeplace_policy *pol = rcu_dereference_sched(wp_active);
+	struct wp_lat_stash *st = this_cpu_ptr(&wp_lat_stash);
+	struct wp_lat_slot *s;
+	bool placed;
+
+	st->p = NULL;
+	if (!pol)
 		return;
-	if (READ_ONCE(p->on_rq) || p->sched_class != wp_fair_class ||
-	    p->nr_cpus_allowed < 2 || p->migration_disabled)
-		return;
-	wp_lat_insert(wp_policy_index(&wp_policy_stock), p, task_cpu(p), -1,
-		      WP_OUT_HANDBACK);
+	if (READ_ONCE(p->on_rq)) {
+		if (READ_ONCE(p->on_cpu))
+			return;
+		placed = false;		/* woken in place: delayed, preempted */
+	} else {
+		placed = p->sched_class == wp_fair_class &&
+			 !READ_ONCE(p->on_cpu) && p->nr_cpus_allowed > 1 &&
+			 !p->migration_disabled;
+	}
+	s = wp_lat_insert(wp_policy_index(pol), p, task_cpu(p),
+			  placed ? WP_OUT_HANDBACK : WP_LAT_UNPLACED);
+	if (s && placed) {
+		st->slot = s;
+		st->p = p;
+	}
+}
+
+/*
+ * The oracle: is a CPU of @cpu's LLC that @p may use idle now, by the
+ * kernel's own test (nothing current but the idle task, nothing queued or
+ * pending, its vCPU running)?  Runs only for stacked wakees; reads up to
+ * the LLC's runqueues, a cost of the measurement, not of any policy.
+ */
+static notrace bool wp_lat_idle_elsewhere(struct task_struct *p, int cpu)
+{
+	struct sched_domain *sd = wp_sd_llc(cpu);
+	int c;
+
+	if (!sd)
+		return false;
+	for_each_cpu_and(c, sched_domain_span(sd), p->cpus_ptr)
+		if (c != cpu && cpu_active(c) && wp_available_idle_cpu(c))
+			return true;
+	return false;
 }
 
 /* sched_wakeup: @p is queued on task_cpu(p), whose rq lock is held. */
@@ -212,8 +290,12 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	now = local_clock();
 	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
 	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *) ||
-	    wp_rq_nr_not_delayed(rq) > 1)
+	    wp_rq_nr_not_delayed(rq) > 1) {
 		flags |= WP_LAT_STACKED;
+		if (READ_ONCE(s->outcome) != WP_LAT_UNPLACED &&
+		    wp_lat_idle_elsewhere(p, cpu))
+			flags |= WP_LAT_MISSED;
+	}
 	a = per_cpu_ptr(&wp_arrival, cpu);
 	if (a->pending && a->pending != p && now - a->t < TICK_NSEC)
 		flags |= WP_LAT_DOUBLE;
@@ -290,18 +372,36 @@ static __always_inline u64 wp_lat_test_bias(unsigned int pi, u64 lat)
 }
 #endif
 
+/* The tracepoint prints the unplaced row as 8 (trace.h). */
+static_assert(WP_LAT_UNPLACED == 8);
+
 static notrace void wp_lat_account(struct task_struct *p, int cpu,
 				   unsigned long key, u64 lat, int prev,
-				   int placed, unsigned int pi, int outcome)
+				   int placed, unsigned int pi, int row)
 {
 	struct wakeplace_policy *pol = wp_policies[pi];
 	struct wp_pstats *st = this_cpu_ptr(pol->stats);
 	struct wp_lathist **h = READ_ONCE(wp_lat_pols[pi].cpu);
 
 	lat = wp_lat_test_bias(pi, lat);
+	if (h)
+		h[cpu]->b[row][wp_lat_bucket(lat)]++;
+	trace_wakeup_latency(pol->name, p->pid, prev, placed, cpu, row,
+			     !!(key & WP_LAT_STACKED), lat);
+	/* The quality counters cover the wakeups a policy could place. */
+	if (row == WP_LAT_UNPLACED) {
+		st->v[WP_ST_UNPLACED]++;
+		return;
+	}
 	st->v[WP_ST_TRACKED]++;
-	if (key & WP_LAT_STACKED)
+	if (key & WP_LAT_STACKED) {
 		st->v[WP_ST_STACKED]++;
+		st->v[WP_ST_STACKED_OUT + row]++;
+	}
+	if (key & WP_LAT_MISSED) {
+		st->v[WP_ST_MISSED]++;
+		st->v[WP_ST_MISSED_OUT + row]++;
+	}
 	if (key & WP_LAT_DOUBLE)
 		st->v[WP_ST_DOUBLE]++;
 	if (placed >= 0 && placed != cpu)
@@ -312,10 +412,6 @@ static notrace void wp_lat_account(struct task_struct *p, int cpu,
 		    !wp_cpus_share_cache(prev, cpu))
 			st->v[WP_ST_MIGRATED_LLC]++;
 	}
-	if (h)
-		h[cpu]->b[outcome][wp_lat_bucket(lat)]++;
-	trace_wakeup_latency(pol->name, p->pid, prev, placed, cpu, outcome,
-			     !!(key & WP_LAT_STACKED), lat);
 }
 
 /* sched_switch: @next runs on this CPU now; its slot, if any, is done. */
@@ -327,7 +423,7 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	struct wp_arrival *a = this_cpu_ptr(&wp_arrival);
 	struct wp_lat_slot *s;
 	unsigned long k;
-	int sprev, placed, outcome;
+	int sprev, placed, row, cpu = smp_processor_id();
 	unsigned int pi;
 	u64 t0, now;
 
@@ -342,15 +438,21 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	sprev = s->prev;
 	placed = s->placed;
 	pi = s->pol;
-	outcome = s->outcome;
+	row = s->outcome;
 	/* Taken over since we read the key: the fields may be another's. */
 	if (cmpxchg(&s->key, k, 0) != k)
 		return;
-	if (pi >= wp_nr_policies || outcome >= WP_OUT_NR)
+	if (pi >= wp_nr_policies || row >= WP_LAT_ROWS)
 		return;
+	/*
+	 * Moved before it ran (load balancing): it no longer waits on the CPU
+	 * it was queued on, so that CPU's next wakee is no double pick.
+	 */
+	if ((unsigned int)placed < nr_cpu_ids && placed != cpu)
+		cmpxchg(&per_cpu_ptr(&wp_arrival, placed)->pending, next, NULL);
 	now = local_clock();
-	wp_lat_account(next, smp_processor_id(), k, now > t0 ? now - t0 : 0,
-		       sprev, placed, pi, outcome);
+	wp_lat_account(next, cpu, k, now > t0 ? now - t0 : 0, sprev, placed,
+		       pi, row);
 }
 
 static void wp_lat_find_tp(struct tracepoint *tp, void *priv)
@@ -503,7 +605,7 @@ static void wp_lat_raw(struct wp_lat_pol *lp, struct wp_lathist *sum)
 {
 	const u64 *src;
 	u64 *dst = &sum->b[0][0];
-	unsigned int i, n = WP_OUT_NR * WP_LAT_BUCKETS;
+	unsigned int i, n = WP_LAT_ROWS * WP_LAT_BUCKETS;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
@@ -526,7 +628,7 @@ static void wp_lat_raw(struct wp_lat_pol *lp, struct wp_lathist *sum)
 bool wp_lat_sum(struct wakeplace_policy *pol, struct wp_lathist *sum)
 {
 	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
-	unsigned int seq, i, n = WP_OUT_NR * WP_LAT_BUCKETS;
+	unsigned int seq, i, n = WP_LAT_ROWS * WP_LAT_BUCKETS;
 	u64 *dst = &sum->b[0][0];
 	const u64 *base;
 

@@ -13,6 +13,8 @@
 
 /* The outcome rows, named as in outcomes.h. */
 #define WP_OUT_NAME(v, e, n, c, t, d)	#n
+#define WP_OUT_STACKED(v, e, n, c, t, d)	"stacked_" #n
+#define WP_OUT_MISSED(v, e, n, c, t, d)	"missed_" #n
 
 const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_PICKS]		= "picks",
@@ -33,8 +35,14 @@ const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_MOVED]		= "moved",
 	[WP_ST_MIGRATED]	= "migrated",
 	[WP_ST_MIGRATED_LLC]	= "migrated_llc",
+	[WP_ST_MISSED]		= "missed_idle",
+	[WP_ST_UNPLACED]	= "unplaced",
+	[WP_ST_STACKED_OUT]	= WP_OUTCOMES(WP_OUT_STACKED),
+	[WP_ST_MISSED_OUT]	= WP_OUTCOMES(WP_OUT_MISSED),
 };
 #undef WP_OUT_NAME
+#undef WP_OUT_STACKED
+#undef WP_OUT_MISSED
 
 /*
  * The tracepoint prints an outcome by the value outcomes.h gives it: a

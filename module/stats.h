@@ -26,7 +26,11 @@ enum wp_stat {
 	WP_ST_MOVED,
 	WP_ST_MIGRATED,
 	WP_ST_MIGRATED_LLC,
-	WP_ST_NR,
+	WP_ST_MISSED,		/* stacked while an allowed CPU was idle */
+	WP_ST_UNPLACED,		/* tracked wakeups no policy placed */
+	WP_ST_STACKED_OUT,	/* WP_OUT_NR: stacked, per outcome */
+	WP_ST_MISSED_OUT = WP_ST_STACKED_OUT + WP_OUT_NR, /* and missed */
+	WP_ST_NR = WP_ST_MISSED_OUT + WP_OUT_NR,
 };
 
 /**

@@ -269,13 +269,21 @@ static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
 
 static struct kobj_attribute wp_reset_attr = __ATTR_WO(reset);
 
-/* The rows of latency/ and latency_hist/: all, then the outcomes. */
+/*
+ * The rows of latency/ and latency_hist/: all (the outcomes merged), the
+ * outcomes, then unplaced (not in all: no policy placed those wakeups).
+ */
+#define WP_LAT_NROWS	(1 + WP_LAT_ROWS)
+
 static const char *wp_lat_row(int r)
 {
-	return r ? wp_stat_names[WP_ST_OUT + r - 1] : "all";
+	if (!r)
+		return "all";
+	return r - 1 == WP_LAT_UNPLACED ? "unplaced" :
+	       wp_stat_names[WP_ST_OUT + r - 1];
 }
 
-/* Row @r of @h: the merged outcomes for all (r == 0), else one outcome. */
+/* Row @r of @h: the merged outcomes for all (r == 0), else one row. */
 static void wp_lat_row_hist(const struct wp_lathist *h, int r, u64 *row,
 			    u64 *total)
 {
@@ -309,7 +317,7 @@ static ssize_t latency_show(struct kobject *k, struct kobj_attribute *a,
 		return -ENOMEM;
 	}
 	wp_lat_sum(to_pattr(a)->pol, h);
-	for (r = 0; r <= WP_OUT_NR; r++) {
+	for (r = 0; r < WP_LAT_NROWS; r++) {
 		wp_lat_row_hist(h, r, row, &n);
 		len += sysfs_emit_at(buf, len, "%s %llu %llu %llu %llu %llu\n",
 				     wp_lat_row(r), n,
@@ -342,7 +350,7 @@ static struct wp_hattr *wp_hattrs;
 
 static int wp_hist_snapshot(struct wp_hattr *ha)
 {
-	size_t cap = (WP_OUT_NR + 1) * WP_HIST_ROW_MAX, len = 0;
+	size_t cap = WP_LAT_NROWS * WP_HIST_ROW_MAX, len = 0;
 	struct wp_lathist *h;
 	u64 *row, n;
 	char *text;
@@ -358,7 +366,7 @@ static int wp_hist_snapshot(struct wp_hattr *ha)
 		return -ENOMEM;
 	}
 	wp_lat_sum(ha->pol, h);
-	for (r = 0; r <= WP_OUT_NR; r++) {
+	for (r = 0; r < WP_LAT_NROWS; r++) {
 		wp_lat_row_hist(h, r, row, &n);
 		len += scnprintf(text + len, cap - len, "%s " WP_LAT_TAG,
 				 wp_lat_row(r));

@@ -21,6 +21,9 @@
  */
 #define WP_OUT_SYM(v, e, n, c, t, d)	{ v, #n }
 #define wp_print_outcome(x)	__print_symbolic(x, WP_OUTCOMES(WP_OUT_SYM))
+/* A latency row: an outcome, or 8, unplaced (WP_LAT_UNPLACED, latency.h). */
+#define wp_print_row(x)		__print_symbolic(x, WP_OUTCOMES(WP_OUT_SYM), \
+						 { 8, "unplaced" })
 
 TRACE_EVENT(select_cpu,
 
@@ -67,7 +70,8 @@ TRACE_EVENT(select_cpu,
  * wakeplace:wakeup_latency, one event per tracked wakeup (latency_sample),
  * when the task is switched in: which policy placed it, how, where, where
  * it ran and how long it waited.  placed is -1 if the task never showed
- * up in sched_wakeup.  Stock's wakeups have outcome handback.
+ * up in sched_wakeup.  Stock's wakeups have outcome handback; wakeups no
+ * policy placed (latency.c) have outcome unplaced, for every policy.
  */
 TRACE_EVENT(wakeup_latency,
 
@@ -102,7 +106,7 @@ TRACE_EVENT(wakeup_latency,
 	TP_printk("policy=%s pid=%d prev=%d placed=%d ran_on=%d outcome=%s stacked=%d latency_ns=%llu",
 		  __get_str(policy), __entry->pid, __entry->prev,
 		  __entry->placed, __entry->ran_on,
-		  wp_print_outcome(__entry->outcome),
+		  wp_print_row(__entry->outcome),
 		  __entry->stacked, (unsigned long long)__entry->latency_ns)
 );
 
