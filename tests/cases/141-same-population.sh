@@ -78,7 +78,7 @@ for pol in stock mirror; do
 	un=$(awk '$1 == "unplaced" { print $2 }' <<<"$s")
 	st=$(awk '$1 == "stacked" { print $2 }' <<<"$s")
 	mi=$(awk '$1 == "missed_idle" { print $2 }' <<<"$s")
-	[ -n "$un" ] && [ -n "$mi" ] || fail "stats/$pol: no unplaced or missed_idle key"
+	{ [ -n "$un" ] && [ -n "$mi" ]; } || fail "stats/$pol: no unplaced or missed_idle key"
 	log "stats/$pol: tracked $tr unplaced $un stacked $st missed_idle $mi"
 	assert_le "$mi" "$st" "stats/$pol: missed_idle <= stacked"
 	assert_le "$st" "$tr" "stats/$pol: stacked <= tracked"
