@@ -219,6 +219,7 @@ notrace void wp_lat_placed(struct wakeplace_policy *pol, struct task_struct *p,
 		return;
 	s->pol = wp_policy_index(pol);
 	s->outcome = outcome;
+	/* Release: a reader that sees the key sees the policy and outcome. */
 	smp_store_release(&s->key, k);
 }
 
