@@ -7,15 +7,19 @@
 # A core's siblings numbered x86's way (cpu and cpu + the number of cores)
 # have their idle bits in different 64-bit words from 33 cores on, and a
 # claim that needed them in one word never took those cores whole.  QEMU
-# numbers siblings 2k and 2k + 1, so in smt72 no core spans words: the
-# probe then starts in the last word (CPU 64 on), where the search for a
-# whole core wraps; a guest (or host) with x86 numbering starts it on the
-# first core that spans words instead (tests/unit/coremask covers that
-# numbering on the host).
+# numbers siblings 2k and 2k + 1, so in smt72 no core spans words; there
+# the cores to find are those of the last word (CPU 64 on), found from
+# CPU 0 by a walk over the others.  tests/unit/coremask covers x86's
+# numbering on the host; on a guest or host that has it, this test looks
+# for the cores that span words and fails without the cross-word claim.
 #
-# 1. wakeprobe, waker and prev on CPU W (its core half busy): idlecore
-#    puts at least 75% of the wakeups on another, whole idle core, and
-#    claims cores meanwhile (core_claims grows).
+# 1. wakeprobe, waker and prev on W, the first CPU of the first core not
+#    to find; one sibling of every other such core spins, the highest, so
+#    that a search for any idle CPU from W meets a half-busy core first:
+#    only a search for whole idle cores puts the wakee on a core to find.
+#    At least 75% of the wakeups land there, and core_claims grows.  (With
+#    every core to find, as with x86 numbering from 64 cores, there is
+#    nothing to spin and only the claims tell.)
 # 2. Two pipe ping-pongs and a messaging group over all CPUs, until 1000
 #    core claims or 120 s (a bound, not a speed requirement): claims are
 #    made, none while a sibling was busy (core_claim_busy stays 0), and no
@@ -28,44 +32,64 @@ n=$(nr_cpus)
 probe=$WP_ROOT/tests/tools/wakeprobe
 [ -x "$probe" ] || fail "tests/tools/wakeprobe not built"
 
-# The cores whose siblings' bits are in different words, and the CPUs of
+# Each core as its expanded CPU list; which span words, which are all in
 # the last word.
-span=() last=()
+span=() last=() rest=()
 while read -r core; do
 	sibs=$(cpulist_expand "$core")
-	words=$(for c in $sibs; do echo $((c / 64)); done | sort -u | wc -l)
-	first=${sibs%% *}
-	[ "$words" -gt 1 ] && span+=("$first")
-	[ $((first / 64)) = $(((n - 1) / 64)) ] && last+=("$first")
+	words=$(for c in $sibs; do echo $((c / 64)); done | sort -u)
+	if [ "$(wc -l <<<"$words")" -gt 1 ]; then
+		span+=("$sibs")
+	elif [ "$words" = $(((n - 1) / 64)) ]; then
+		last+=("$sibs")
+	else
+		rest+=("$sibs")
+	fi
 done < <(cores)
-log "$n CPUs, $(nr_cores) cores; cores spanning words: ${#span[@]}; siblings of cpu0: $(smt_siblings 0)"
+log "$n CPUs, $(nr_cores) cores: ${#span[@]} spanning words, ${#last[@]} in the last word; siblings of cpu0: $(smt_siblings 0)"
 if [ "${#span[@]}" -gt 0 ]; then
-	W=${span[0]}
-	log "x86 numbering: probing from cpu$W, siblings $(smt_siblings "$W")"
+	find=("${span[@]}")
+	rest+=("${last[@]}")
+	log "x86 numbering: the cores to find span words"
 else
-	[ "${#last[@]}" -ge 2 ] || skip "fewer than 2 whole cores in the last word"
-	W=${last[0]}
-	log "no core spans words: probing from cpu$W in the last word, siblings $(smt_siblings "$W")"
+	find=("${last[@]}")
+	log "no core spans words: the cores to find are in the last word"
 fi
-sib=" $(cpulist_expand "$(smt_siblings "$W")") "
+if [ "${#rest[@]}" -gt 0 ]; then
+	read -ra wcore <<<"${rest[0]}"
+	spin=()
+	for core in "${rest[@]:1}"; do
+		read -ra c <<<"$core"
+		spin+=(-s "${c[-1]}")
+	done
+else
+	read -ra wcore <<<"${find[0]}"
+	find=("${find[@]:1}")
+	spin=()
+fi
+W=${wcore[0]}
+targets=" ${find[*]} "
+[ "${#find[@]}" -ge 1 ] || skip "no whole core to find"
+[ $((${#spin[@]} / 2)) -le 64 ] || skip "$((${#spin[@]} / 2)) spinners: wakeprobe has 64"
+log "waker and prev cpu$W (core ${wcore[*]}), $((${#spin[@]} / 2)) spinners, cores to find: ${find[*]}"
 
 st_init core_claims_big 1 0
 wp_load policy=idlecore
 at_exit 'wp_loaded && rmmod wakeplace'
 
-# 1. From a half-busy core to another whole idle core.
+# 1. Past half-busy cores to a whole idle core to find.
 claims0=$(counter core_claims)
-out=$("$probe" -w "$W" -p "$W" -n 40) || fail "wakeprobe failed"
+out=$("$probe" -w "$W" -p "$W" "${spin[@]}" -n 40) || fail "wakeprobe failed"
 claims=$(( $(counter core_claims) - claims0 ))
 log "wakeprobe: $(tr '\n' ' ' <<<"$out"); core claims meanwhile $claims"
-other=0
+found=0
 while read -r key cpu count; do
-	[ "$key" = cpu ] && [[ $sib != *" $cpu "* ]] && other=$((other + count))
+	[ "$key" = cpu ] && [[ $targets == *" $cpu "* ]] && found=$((found + count))
 done <<<"$out"
 trials=$(awk '$1 == "trials" { print $2 }' <<<"$out")
 [ "${trials:-0}" -gt 0 ] || fail "wakeprobe reported no trials"
-[ $((other * 100 / trials)) -ge 75 ] ||
-	st_bad "$other of $trials wakeups from cpu$W's half-busy core went to another core (want >= 75%)"
+[ $((found * 100 / trials)) -ge 75 ] ||
+	st_bad "$found of $trials wakeups from cpu$W went to a whole idle core to find (want >= 75%)"
 [ "$claims" -gt 0 ] || st_bad "no core claim while probing from cpu$W"
 
 # 2. A wakeup load over all CPUs.
