@@ -14,12 +14,15 @@
 # for the cores that span words and fails without the cross-word claim.
 #
 # 1. wakeprobe, waker and prev on W, the first CPU of the first core not
-#    to find; one sibling of every other such core spins, the highest, so
-#    that a search for any idle CPU from W meets a half-busy core first:
-#    only a search for whole idle cores puts the wakee on a core to find.
-#    At least 75% of the wakeups land there, and core_claims grows.  (With
-#    every core to find, as with x86 numbering from 64 cores, there is
-#    nothing to spin and only the claims tell.)
+#    to find, so W's core is half busy; the next such core, H, is made
+#    half busy by a spinner on its highest sibling.  The wakee may use
+#    W's core, H and the cores to find (wakeprobe -A under taskset): a
+#    search for any idle CPU from W meets an idle sibling of W or of H
+#    before the cores to find, so only a search for whole idle cores puts
+#    it there.  At least 75% of the wakeups land there, and core_claims
+#    grows.  (When every core is one to find, as with x86 numbering from
+#    64 cores, W is in one of them, there is no H, and only the claims
+#    tell; a whole guest of spinners is too much for TCG.)
 # 2. Two pipe ping-pongs and a messaging group over all CPUs, until 1000
 #    core claims or 120 s (a bound, not a speed requirement): claims are
 #    made, none while a sibling was busy (core_claim_busy stays 0), and no
@@ -27,6 +30,7 @@
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
 require_smt
+require_cmd taskset
 n=$(nr_cpus)
 [ "$n" -ge 64 ] || skip "$n CPUs: the idle mask is one word"
 probe=$WP_ROOT/tests/tools/wakeprobe
@@ -57,29 +61,30 @@ else
 fi
 if [ "${#rest[@]}" -gt 0 ]; then
 	read -ra wcore <<<"${rest[0]}"
-	spin=()
-	for core in "${rest[@]:1}"; do
-		read -ra c <<<"$core"
-		spin+=(-s "${c[-1]}")
-	done
 else
 	read -ra wcore <<<"${find[0]}"
 	find=("${find[@]:1}")
-	spin=()
 fi
-W=${wcore[0]}
-targets=" ${find[*]} "
 [ "${#find[@]}" -ge 1 ] || skip "no whole core to find"
-[ $((${#spin[@]} / 2)) -le 64 ] || skip "$((${#spin[@]} / 2)) spinners: wakeprobe has 64"
-log "waker and prev cpu$W (core ${wcore[*]}), $((${#spin[@]} / 2)) spinners, cores to find: ${find[*]}"
+W=${wcore[0]}
+allowed="${wcore[*]} ${find[*]}"
+spin=()
+if [ "${#rest[@]}" -gt 1 ]; then
+	read -ra h <<<"${rest[1]}"
+	spin=(-s "${h[-1]}")
+	allowed="$allowed ${h[*]}"
+fi
+targets=" ${find[*]} "
+log "waker and prev cpu$W (core ${wcore[*]}), spinner ${spin[*]:-none}, cores to find: ${find[*]}"
 
 st_init core_claims_big 1 0
 wp_load policy=idlecore
 at_exit 'wp_loaded && rmmod wakeplace'
 
-# 1. Past half-busy cores to a whole idle core to find.
+# 1. From W's half-busy core, past H's, to a whole idle core to find.
 claims0=$(counter core_claims)
-out=$("$probe" -w "$W" -p "$W" "${spin[@]}" -n 40) || fail "wakeprobe failed"
+out=$(taskset -c "${allowed// /,}" "$probe" -A -w "$W" -p "$W" "${spin[@]}" -n 40) ||
+	fail "wakeprobe failed"
 claims=$(( $(counter core_claims) - claims0 ))
 log "wakeprobe: $(tr '\n' ' ' <<<"$out"); core claims meanwhile $claims"
 found=0
