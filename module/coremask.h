@@ -106,7 +106,7 @@ static __always_inline bool wp_core_claim(struct wp_llc *llc, int cpu,
 			}
 		}
 	}
-	/* What the claim won on: @cpu's word as it replaced it, far bits set. */
+	/* What it won on: @cpu's word as it replaced it, far bits set. */
 	*busy = hweight_long(near & ~old);
 	return true;
 }

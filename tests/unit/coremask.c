@@ -114,26 +114,34 @@ static void test_topo(const struct topo *t)
 		for_each_cpu(s, cpu_smt_mask(cpu))
 			spans |= BIT_WORD(s) != BIT_WORD(cpu);
 		/* Each core once: from its first CPU. */
-		far_cores += spans && cpumask_next(-1, cpu_smt_mask(cpu)) == (int)cpu;
+		far_cores += spans &&
+			     cpumask_next(-1, cpu_smt_mask(cpu)) == (int)cpu;
 
 		/* Every CPU idle: the core reads idle and is claimed. */
 		fill(idle, t->cpus);
-		check(&claim, wp_core_idle(&llc, cpu), cpu, "whole idle core does not read idle");
+		check(&claim, wp_core_idle(&llc, cpu), cpu,
+		      "whole idle core does not read idle");
 		n = 99;
-		check(&claim, wp_core_claim(&llc, cpu, &n), cpu, "whole idle core not claimed");
+		check(&claim, wp_core_claim(&llc, cpu, &n), cpu,
+		      "whole idle core not claimed");
 		check(&claim, n == 0, cpu, "claim saw a sibling busy");
 		fill(want, t->cpus);
 		want[BIT_WORD(cpu)] &= ~BIT_MASK(cpu);
-		check(&claim, same(idle, want), cpu, "claim changed more than its own bit");
+		check(&claim, same(idle, want), cpu,
+		      "claim changed more than its own bit");
 
 		/* Claimed: no sibling reads idle or claims it, bits stay. */
 		for_each_cpu(s, cpu_smt_mask(cpu)) {
-			check(&sibs, !wp_core_idle(&llc, s), s, "claimed core reads idle");
+			check(&sibs, !wp_core_idle(&llc, s), s,
+			      "claimed core reads idle");
 			if (s == cpu)
 				continue;
-			check(&sibs, test_bit(s, idle), s, "idle sibling lost its bit");
-			check(&sibs, !wp_core_claim(&llc, s, &n), s, "claimed core claimed again");
-			check(&sibs, same(idle, want), s, "failed claim changed the mask");
+			check(&sibs, test_bit(s, idle), s,
+			      "idle sibling lost its bit");
+			check(&sibs, !wp_core_claim(&llc, s, &n), s,
+			      "claimed core claimed again");
+			check(&sibs, same(idle, want), s,
+			      "failed claim changed the mask");
 		}
 		/* Other cores are untouched. */
 		for (x = 0; x < t->cpus; x++)
@@ -149,27 +157,39 @@ static void test_topo(const struct topo *t)
 			fill(idle, t->cpus);
 			idle[BIT_WORD(s)] &= ~BIT_MASK(s);
 			memcpy(want, idle, sizeof(want));
-			check(&busy, !wp_core_idle(&llc, cpu), cpu, "core with a busy sibling reads idle");
-			check(&busy, !wp_core_claim(&llc, cpu, &n), cpu, "core with a busy sibling claimed");
-			check(&busy, same(idle, want), cpu, "failed claim changed the mask");
+			check(&busy, !wp_core_idle(&llc, cpu), cpu,
+			      "core with a busy sibling reads idle");
+			check(&busy, !wp_core_claim(&llc, cpu, &n), cpu,
+			      "core with a busy sibling claimed");
+			check(&busy, same(idle, want), cpu,
+			      "failed claim changed the mask");
 		}
 
 		/* @cpu itself busy: nothing to claim. */
 		fill(idle, t->cpus);
 		idle[BIT_WORD(cpu)] &= ~BIT_MASK(cpu);
 		memcpy(want, idle, sizeof(want));
-		check(&own, !wp_core_idle(&llc, cpu), cpu, "core of a busy CPU reads idle");
-		check(&own, !wp_core_claim(&llc, cpu, &n), cpu, "busy CPU claimed");
-		check(&own, same(idle, want), cpu, "failed claim changed the mask");
+		check(&own, !wp_core_idle(&llc, cpu), cpu,
+		      "core of a busy CPU reads idle");
+		check(&own, !wp_core_claim(&llc, cpu, &n), cpu,
+		      "busy CPU claimed");
+		check(&own, same(idle, want), cpu,
+		      "failed claim changed the mask");
 	}
-	is_u(far_cores, t->far_cores, "%s: cores whose siblings span words", t->name);
+	is_u(far_cores, t->far_cores, "%s: cores whose siblings span words",
+	     t->name);
 	ok(t->far_cores ? far > 0 : far == 0,
 	   "%s: %u busy siblings tried in another word than the claimed CPU",
 	   t->name, far);
-	report(&claim, t->name, "every whole idle core reads idle and is claimed, its own bit only");
-	report(&sibs, t->name, "a claimed core reads busy from every sibling, whose bits stay, and is not claimed again");
+	report(&claim, t->name,
+	       "every whole idle core reads idle and is claimed, its own bit only");
+	report(&sibs, t->name,
+	       "a claimed core reads busy from every sibling, whose bits stay, "
+	       "and is not claimed again");
 	report(&others, t->name, "a claim leaves the other cores idle");
-	report(&busy, t->name, "a core with one sibling busy is neither idle nor claimed, the mask unchanged");
+	report(&busy, t->name,
+	       "a core with one sibling busy is neither idle nor claimed, "
+	       "the mask unchanged");
 	report(&own, t->name, "a busy CPU's core is neither idle nor claimed");
 }
 
@@ -227,9 +247,11 @@ static void test_race(void)
 	}
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	is_u(twice, 0, "race: no core won by both siblings (%u rounds of %u cores)",
+	is_u(twice, 0,
+	     "race: no core won by both siblings (%u rounds of %u cores)",
 	     ROUNDS, CORES);
-	is_u(bits, 0, "race: the winner's bit cleared, a lost claim's set back");
+	is_u(bits, 0,
+	     "race: the winner's bit cleared, a lost claim's set back");
 	ok(kept > 0, "race: cores were won (%u; lost by both at once: %u)",
 	   kept, lost_both);
 }
