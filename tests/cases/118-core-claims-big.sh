@@ -22,7 +22,10 @@
 #    it there.  At least 75% of the wakeups land there, and core_claims
 #    grows.  (When every core is one to find, as with x86 numbering from
 #    64 cores, W is in one of them, there is no H, and only the claims
-#    tell; a whole guest of spinners is too much for TCG.)
+#    tell, weakly: the guest's own wakeups claim cores too, ~500 during
+#    the probe on smt72.  A whole guest of spinners is too much for TCG.)
+#    With cores beyond the first word out of reach (a module changed to
+#    that end, smt72), 0 of 40 wakeups landed on one, 39 on W's sibling.
 # 2. Two pipe ping-pongs and a messaging group over all CPUs, until 1000
 #    core claims or 120 s (a bound, not a speed requirement): claims are
 #    made, none while a sibling was busy (core_claim_busy stays 0), and no
