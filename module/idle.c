@@ -26,6 +26,7 @@
 #include <linux/workqueue.h>
 #include "fair.h"
 #include "idle.h"
+#include "coremask.h"
 #include "stats.h"
 
 struct wp_idle_state __rcu *wp_idle_st;
@@ -49,9 +50,9 @@ static enum cpuhp_state wp_cpuhp_state;
 
 /*
  * Only the idle bits are kept: a core is idle when the idle bits of all its
- * SMT siblings are set, read from one word of the mask (wp_core_bits()),
- * so there is no second mask to update apart from the first and no moment
- * at which a core can read idle while a sibling's bit is clear.
+ * SMT siblings are set (wp_core_idle(), in whatever words they are), so
+ * there is no second mask to update apart from the first, and a core reads
+ * idle only from its siblings' own bits.
  */
 static notrace void wp_mark_idle(struct wp_llc *llc, int cpu)
 {
@@ -452,50 +453,27 @@ notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 }
 
 /*
- * The bits of @cpu's SMT core in @cpu's word of the idle mask, or 0 when
- * a sibling's bit is in another word (siblings more than BITS_PER_LONG
- * CPU ids apart): such a core is never claimed whole, since one atomic
- * operation must see all of it.
- */
-static __always_inline unsigned long wp_core_bits(int cpu)
-{
-	unsigned long m = 0;
-	int sib;
-
-	for_each_cpu(sib, cpu_smt_mask(cpu)) {
-		if (BIT_WORD(sib) != BIT_WORD(cpu))
-			return 0;
-		m |= BIT_MASK(sib);
-	}
-	return m;
-}
-
-/*
- * A whole idle core with @cpu in it, claimed as a whole: one cmpxchg of
- * the word holding the idle bits of all the core's siblings clears @cpu's
- * bit only while every sibling's bit is set.  One waker wins (the word
- * changes under the others), and afterwards the core no longer reads idle
- * to anyone, while its idle siblings stay available to idle-CPU searches.
- * Then @cpu's runqueue is re-checked.  A shadow claims nothing.
+ * A whole idle core with @cpu in it, claimed as a whole (wp_core_claim()):
+ * @cpu's bit is cleared only while every sibling's bit is set, whatever
+ * words they are in.  One waker wins, and afterwards the core no longer
+ * reads idle to anyone, while its idle siblings stay available to idle-CPU
+ * searches.  Then @cpu's runqueue is re-checked.  A shadow claims nothing.
  */
 static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
 				int cpu)
 {
-	unsigned long m = wp_core_bits(cpu), *word = &llc->idle[BIT_WORD(cpu)];
-	unsigned long old = READ_ONCE(*word);
+	unsigned int busy;
 
-	if (!m || (old & m) != m || !cpumask_test_cpu(cpu, w->p->cpus_ptr))
+	if (!wp_core_idle(llc, cpu) || !cpumask_test_cpu(cpu, w->p->cpus_ptr))
 		return false;
 	if (!w->shadow) {
-		do {
-			if ((old & m) != m) {
-				w->claim_lost++;
-				return false;
-			}
-		} while (!try_cmpxchg(word, &old, old & ~BIT_MASK(cpu)));
+		if (!wp_core_claim(llc, cpu, &busy)) {
+			w->claim_lost++;
+			return false;
+		}
 		wp_count(WP_C_CORE_CLAIMS);
-		/* What the claim saw of the siblings: never busy (see above). */
-		if (unlikely((old & m) != m))
+		/* What the claim saw of the siblings: never busy (see there). */
+		if (unlikely(busy))
 			wp_count(WP_C_CORE_CLAIM_BUSY);
 	}
 	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
@@ -524,13 +502,8 @@ notrace int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 
 	cpumask_and(cpus, to_cpumask(llc->idle), w->p->cpus_ptr);
 	for_each_cpu_wrap(cpu, cpus, from) {
-		unsigned long m;
-
-		if (core) {
-			m = wp_core_bits(cpu);
-			if (!m || (READ_ONCE(llc->idle[BIT_WORD(cpu)]) & m) != m)
-				continue;
-		}
+		if (core && !wp_core_idle(llc, cpu))
+			continue;
 		if (tries-- <= 0)
 			break;
 		w->scanned++;

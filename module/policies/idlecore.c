@@ -30,7 +30,8 @@ static notrace int idlecore_select(struct wp_wakeup *w)
 /*
  * For the docs (scripts/gen-docs):
  * search: a whole idle core first (all its siblings idle in the idle
- *	mask, the core claimed by one cmpxchg), then any idle CPU
+ *	mask, the core claimed by one cmpxchg, siblings in other words of
+ *	the mask checked after it), then any idle CPU
  * idea: sched_ext's default, SIS_CORE
  * tunable max_tries: candidates claimed and re-checked at most, as whole
  *	idle cores, then in the idle mask

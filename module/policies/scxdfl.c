@@ -12,7 +12,7 @@
  * Unlike idlecore it does not try the target first: wake_affine's choice
  * only says which LLC to search and, through a sync wakeup, whether the
  * waker's CPU may be taken.  Every CPU but the waker's is claimed from the
- * mask with an atomic test-and-clear (or a core with one cmpxchg) and
+ * mask with an atomic test-and-clear (or a core with wp_core_claim()) and
  * re-checked, as idlemask does.
  */
 #include "../fair.h"

@@ -56,9 +56,10 @@ llc2x16)
 	pass "no SMT siblings"
 	;;
 smt72)
-	# -smp 72,sockets=1,cores=36,threads=2: one LLC, 36 cores x 2 threads,
-	# siblings numbered cpu and cpu + 36 as on x86 servers (a core's
-	# threads fall in different 64-bit words of a mask).
+	# -smp 72,sockets=1,cores=36,threads=2: one LLC, 36 cores x 2 threads.
+	# QEMU numbers siblings 2k and 2k + 1 (seen: cores 0-1 ... 70-71), so
+	# no core spans two 64-bit words of a mask as on x86 servers, which
+	# number them cpu and cpu + 36 (tests/unit/coremask covers that).
 	assert_eq "$(nr_cpus)" 72 "online CPUs"
 	assert_eq "$(nr_llc)" 1 "number of LLCs"
 	assert_eq "$(nr_cores)" 36 "cores"

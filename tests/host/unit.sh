@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The host unit tests (tests/unit): the module's pure functions
-# (module/llbucket.h, fairmath.h, parse.h) and wpstats' statistics, built
-# and run here.  Their TAP is merged into one stream, each test named
-# after its program.  TAP.
+# (module/llbucket.h, fairmath.h, parse.h, coremask.h) and wpstats'
+# statistics, built and run here.  Their TAP is merged into one stream,
+# each test named after its program.  TAP.
 set -u
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 OUT=$REPO/build/unit
@@ -26,7 +26,7 @@ if [ -n "$log" ]; then	# warnings: a unit test must build clean
 	tap_diag "$log"
 fi
 
-for t in llbucket fairmath parse wpstats; do
+for t in llbucket fairmath parse coremask wpstats; do
 	out=$("$OUT/$t" 2>&1)
 	st=$?
 	before=$TAP_N

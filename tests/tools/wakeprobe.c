@@ -11,13 +11,16 @@
  * "cpu N count", then "trials N".
  *
  * usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US]
- *                  [-b BUSY_US] [-x CPU] [-I] [-S] [-D SECONDS]
+ *                  [-b BUSY_US] [-x CPU] [-A] [-I] [-S] [-D SECONDS]
  *
  * SETTLE_US (default 20000) is how long the waker waits after the wakee
  * said it is going to sleep, so that it really sleeps when woken.
  * BUSY_US (default 0) is how long the waker then runs before the wake, to
  * make it a long-running waker.  -x CPU leaves CPU out of the wakee's
- * allowed set while it sleeps (so an idle CPU cannot pull it); -I makes the
+ * allowed set while it sleeps (so an idle CPU cannot pull it); -A allows
+ * it, while it sleeps, only the CPUs wakeprobe was started on (taskset -c
+ * LIST wakeprobe -A ...; the waker and spinners may be pinned elsewhere,
+ * as affinity, unlike a cpuset, does not bound it); -I makes the
  * wakee SCHED_IDLE, so that queued behind a spinner it never preempts it
  * and waits for the spinner's tick.
  *
@@ -50,7 +53,7 @@
 #include "watchdog.h"
 
 #define MAX_SPIN 64
-#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-I] [-S] [-D SECONDS]\n"
+#define USAGE "usage: wakeprobe -w WAKER -p PREV [-s CPU]... [-n TRIALS] [-i SETTLE_US] [-b BUSY_US] [-x CPU] [-A] [-I] [-S] [-D SECONDS]\n"
 
 static int waker_cpu = -1, prev_cpu = -1, trials = 50, exclude_cpu = -1;
 static int wakee_idle, sync_pipe[2] = { -1, -1 };
@@ -58,6 +61,9 @@ static long settle_us = 20000, busy_us, decay_s;
 static int spin_cpus[MAX_SPIN], nr_spin;
 static atomic_int go_word, ack_word, stop;
 static int landed[CPU_SETSIZE];
+/* -A: the CPUs wakeprobe started on, the wakee's while it sleeps. */
+static cpu_set_t start_set;
+static int use_start_set;
 static int wakee_prev_ok;
 
 static void futex_wait(atomic_int *w, int val)
@@ -90,7 +96,8 @@ static void pin(pid_t tid, int cpu)
 	CPU_ZERO(&set);
 	if (cpu < 0) {
 		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (i != exclude_cpu)
+			if (i != exclude_cpu &&
+			    (!use_start_set || CPU_ISSET(i, &start_set)))
 				CPU_SET(i, &set);
 	} else {
 		CPU_SET(cpu, &set);
@@ -230,7 +237,7 @@ int main(int argc, char **argv)
 	int opt, i, n;
 
 	watchdog_arm("wakeprobe");
-	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:ISD:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:s:n:i:b:x:AISD:")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -253,6 +260,13 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			exclude_cpu = atoi(optarg);
+			break;
+		case 'A':
+			if (sched_getaffinity(0, sizeof(start_set), &start_set)) {
+				perror("wakeprobe: sched_getaffinity");
+				return 2;
+			}
+			use_start_set = 1;
 			break;
 		case 'I':
 			wakee_idle = 1;
