@@ -425,6 +425,17 @@ notrace void wp_request_revert(void)
 	irq_work_queue(&wp_revert_iw);
 }
 
+/*
+ * Once nothing can trip any more (the hook detached, RCU waited for): the
+ * irq_work first, since it queues the work, then the work.  The work finds
+ * stock active and only clears the trip.
+ */
+static void wp_stop_revert(void)
+{
+	irq_work_sync(&wp_revert_iw);
+	cancel_delayed_work_sync(&wp_revert_work);
+}
+
 static int __init wp_init(void)
 {
 	struct wakeplace_policy *pol, *sh;
@@ -504,10 +515,9 @@ err_policy:
 	wp_switch_slot(&wp_shadow, NULL);
 	wp_switch_slot(&wp_active, &wp_policy_stock);
 	mutex_unlock(&wp_mutex);
-	irq_work_sync(&wp_revert_iw);
-	cancel_delayed_work_sync(&wp_revert_work);
 	wp_hook_exit();
 	synchronize_rcu();
+	wp_stop_revert();
 	wp_flush_deferred();
 	mutex_lock(&wp_mutex);
 	if (wp_cur(&wp_active))
@@ -527,9 +537,11 @@ err:
 
 /*
  * Unload, in this order: remove the control files (no more switches);
- * switch to stock and drop the shadow; stop the revert path; detach the
- * ftrace ops now (waits until no CPU is in the callback or resumes into
- * our code); wait for RCU; run the deferred puts and teardowns; free.
+ * switch to stock and drop the shadow; detach the ftrace ops now (waits
+ * until no CPU is in the callback or resumes into our code); wait for RCU;
+ * only then stop the revert path, since until then a pick still in the
+ * callback could trip and queue it again; run the deferred puts and
+ * teardowns; free.
  */
 static void __exit wp_exit(void)
 {
@@ -539,11 +551,10 @@ static void __exit wp_exit(void)
 	wp_switch_slot(&wp_shadow, NULL);
 	wp_switch_slot(&wp_active, &wp_policy_stock);
 	mutex_unlock(&wp_mutex);
-	irq_work_sync(&wp_revert_iw);
-	cancel_delayed_work_sync(&wp_revert_work);
 
 	wp_hook_exit();
 	synchronize_rcu();
+	wp_stop_revert();
 	wp_flush_deferred();
 
 	mutex_lock(&wp_mutex);

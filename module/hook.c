@@ -92,7 +92,7 @@ static unsigned int wp_slow_base;
 int wp_tripped;
 
 static const char * const wp_trip_why[WP_TRIP_NR] = {
-	[WP_TRIP_BAD_CPU]	= "pick outside the allowed or active CPUs",
+	[WP_TRIP_BAD_CPU]	= "pick outside the allowed CPUs",
 	[WP_TRIP_SLOW]		= "picks too slow",
 };
 
@@ -108,10 +108,11 @@ enum {
 	WP_FAULT_SLOW,
 	WP_FAULT_SLOW_SPARSE,
 	WP_FAULT_PREV,
+	WP_FAULT_INACTIVE,
 	WP_FAULT_NR,
 };
 static const char * const wp_fault_names[WP_FAULT_NR] = {
-	"off", "bad_cpu", "slow", "slow_sparse", "prev",
+	"off", "bad_cpu", "slow", "slow_sparse", "prev", "inactive",
 };
 static int wp_fault;
 static unsigned long wp_fault_sparse_last;
@@ -171,6 +172,14 @@ static notrace int wp_fault_inject(struct wp_wakeup *w, int cpu, bool timed,
 	if (cpu >= 0 && f == WP_FAULT_PREV) {
 		w->outcome = WP_OUT_PREV;
 		return w->prev;
+	}
+	if (cpu >= 0 && f == WP_FAULT_INACTIVE) {
+		/* What a CPU going down mid-pick looks like to the hook. */
+		int c;
+
+		for_each_cpu(c, w->p->cpus_ptr)
+			if (!cpu_active(c))
+				return c;
 	}
 	if (timed && f == WP_FAULT_SLOW)
 		udelay(READ_ONCE(slow_us) + 100);
@@ -322,10 +331,11 @@ static notrace int wp_stock_shadow(struct task_struct *p, int prev, int flags)
 	return cpu;
 }
 
-static notrace bool wp_pick_ok(struct task_struct *p, int cpu)
+/* A pick the policy had no right to make: outside the task's CPUs. */
+static notrace bool wp_pick_allowed(struct task_struct *p, int cpu)
 {
 	return (unsigned int)cpu < nr_cpu_ids &&
-	       cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu);
+	       cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
 static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
@@ -390,16 +400,25 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			wp_slow_pick(pol);
 	}
 
+	if (unlikely(cpu != WP_HANDBACK && !wp_pick_allowed(p, cpu))) {
+		wp_count(WP_C_CORRECTED);
+		wp_trip(pol, WP_TRIP_BAD_CPU);
+		return;
+	}
+	/*
+	 * An allowed CPU that is not active: it went down after the policy
+	 * checked it (CPU hotplug clears active before it migrates tasks
+	 * away).  Not the policy's fault: the kernel decides this one.
+	 */
+	if (unlikely(cpu != WP_HANDBACK && !cpu_active(cpu))) {
+		wp_count(WP_C_INACTIVE);
+		cpu = WP_HANDBACK;
+	}
 	if (cpu == WP_HANDBACK) {
 		w.outcome = WP_OUT_HANDBACK;
 		wp_count(WP_C_HANDED_BACK);
 		wp_account(pol, &w, -1, cost, timed);
 		wp_lat_placed(pol, p, WP_OUT_HANDBACK);
-		return;
-	}
-	if (unlikely(!wp_pick_ok(p, cpu))) {
-		wp_count(WP_C_CORRECTED);
-		wp_trip(pol, WP_TRIP_BAD_CPU);
 		return;
 	}
 	wp_account(pol, &w, cpu, cost, timed);

@@ -66,6 +66,7 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_CORE_CLAIMS]	= "core_claims",
 	[WP_C_CORE_CLAIM_BUSY]	= "core_claim_busy",
 	[WP_C_LAT_DROPPED]	= "lat_dropped",
+	[WP_C_INACTIVE]		= "inactive",
 };
 
 DEFINE_PER_CPU(struct wp_counters, wp_counters);

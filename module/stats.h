@@ -59,6 +59,7 @@ enum wp_counter {
 	WP_C_CORE_CLAIMS,
 	WP_C_CORE_CLAIM_BUSY,
 	WP_C_LAT_DROPPED,
+	WP_C_INACTIVE,
 	WP_C_NR,
 };
 

@@ -72,7 +72,7 @@ trip() {
 st_start
 while st_more; do
 	trip bad_cpu "${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}" \
-		"pick outside the allowed or active CPUs"
+		"pick outside the allowed CPUs"
 	# Every pick timed, each made 300 us long: slow_max of them trip.
 	sysw "$WP_S/sample_period" 1
 	sysw "$WP_PARAMS/slow_us" 200

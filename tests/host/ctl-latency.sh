@@ -228,7 +228,7 @@ make_big() { # make_big DIR: the tree; with "grow", the huge files
 	echo "[$L1] $L2 stock mirror" >"$1/available_policies"
 	echo "$L1" >"$1/policy"
 	echo "$L2" >"$1/shadow"
-	echo "reverted: $L1: pick outside the allowed or active CPUs" >"$1/state"
+	echo "reverted: $L1: pick outside the allowed CPUs" >"$1/state"
 	echo 65536 >"$1/latency_sample"
 	stats_file 10 >"$1/stats/$L1"
 	stats_file 10 >"$1/stats/$L2"
