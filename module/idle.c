@@ -65,10 +65,25 @@ static enum cpuhp_state wp_cpuhp_state;
 #define WP_CLAIM_HOLD 1
 
 #ifdef WAKEPLACE_TEST
-/* Test builds only: the claim re-check takes this CPU for a preempted vCPU. */
+/*
+ * Test builds only: a CPU taken for one whose vCPU is preempted.  Claim
+ * re-checks see it so, and its idle entries re-mark nothing, since a
+ * preempted vCPU runs no idle loop: only a give-back or a switch to idle
+ * marks it (TCG has no preempted vCPUs to test that with).
+ */
 static int wp_test_preempted = -1;
 module_param_named(test_preempted_cpu, wp_test_preempted, int, 0644);
-MODULE_PARM_DESC(test_preempted_cpu, "TEST BUILD: idle-mask re-checks see this CPU's vCPU as preempted (-1: none)");
+MODULE_PARM_DESC(test_preempted_cpu, "TEST BUILD: idle-mask re-checks see this CPU's vCPU as preempted, its idle entries re-mark nothing (-1: none)");
+
+static __always_inline bool wp_test_preempted_cpu(int cpu)
+{
+	return cpu == READ_ONCE(wp_test_preempted);
+}
+#else
+static __always_inline bool wp_test_preempted_cpu(int cpu)
+{
+	return false;
+}
 #endif
 
 /*
@@ -137,7 +152,7 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
 	if (state == (unsigned int)-1 || cpu != smp_processor_id())
 		return;
 	llc = wp_llc_raw(cpu);
-	if (!llc || test_bit(cpu, llc->idle))
+	if (!llc || test_bit(cpu, llc->idle) || wp_test_preempted_cpu(cpu))
 		return;
 	if (time_before_eq(jiffies,
 			   READ_ONCE(llc->claimed[cpu]) + WP_CLAIM_HOLD)) {
@@ -490,23 +505,19 @@ static notrace void wp_audit(int cpu)
 	if (why == WP_RQ_PENDING || why == WP_RQ_RUNNING)
 		wp_count(WP_C_FALSE_BUSY);
 }
+#else
+static __always_inline void wp_audit(int cpu) { }
+#endif
 
-static __always_inline enum wp_rq_why wp_test_state(int cpu,
-						    enum wp_rq_why why)
+/* wp_cpu_state(), and preempted for test_preempted_cpu (test builds). */
+static __always_inline enum wp_rq_why wp_claim_state(int cpu)
 {
-	if (why == WP_RQ_IDLE && cpu == READ_ONCE(wp_test_preempted))
+	enum wp_rq_why why = wp_cpu_state(cpu);
+
+	if (why == WP_RQ_IDLE && wp_test_preempted_cpu(cpu))
 		return WP_RQ_PREEMPTED;
 	return why;
 }
-#else
-static __always_inline void wp_audit(int cpu) { }
-
-static __always_inline enum wp_rq_why wp_test_state(int cpu,
-						    enum wp_rq_why why)
-{
-	return why;
-}
-#endif
 
 /*
  * Claim @cpu, whose bit @w found set (@held: the caller's whole-core claim
@@ -533,7 +544,7 @@ static notrace bool wp_claim_check(struct wp_wakeup *w, struct wp_llc *llc,
 	}
 	if (likely(cpu_active(cpu))) {
 		wp_touch(w, cpu);
-		why = wp_test_state(cpu, wp_cpu_state(cpu));
+		why = wp_claim_state(cpu);
 	} else {
 		why = WP_RQ_RUNNING;	/* going offline: keep it hidden */
 	}

@@ -14,9 +14,10 @@
 # gives the bit back: the CPU is idle, and nothing else would mark it
 # before its next idle entry (which a tickless idle CPU may not reach for
 # seconds).  TCG has no preempted vCPUs, so the test build's
-# test_preempted_cpu makes the re-check see one; with it set the CPU must
-# still be in the mask right after the load (without the give-back it is
-# out until that CPU's next idle entry).  Finally every idle CPU must be
+# test_preempted_cpu makes the re-check see one (and, as a preempted vCPU
+# runs no idle loop, its idle entries re-mark nothing); with it set the
+# CPU must still be in the mask right after the load (without the
+# give-back it is out until it next runs something).  Finally every idle CPU must be
 # back in the mask (idle_mask, test build) within a generous bound: no
 # claim, held re-mark or pending wakee may hide one for good.
 . "$WP_TESTS/lib.sh"
