@@ -126,14 +126,15 @@ enum wp_rq_why {
  * it clears ttwu_pending.  So a reader that finds ttwu_pending already
  * clear finds nr_running already raised, and cannot miss a wakee that is
  * between the two (idle_cpu()'s order, nr_running first, can).  The
- * smp_rmb() pairs with the order of those two stores (the kernel's own
- * readers rely on it too).  curr is read last: it is the idle task only
- * after the runqueue emptied.
+ * smp_rmb() keeps the reads in that order (on x86 a compiler barrier: the
+ * stores are seen in the order they were made).  curr is read last: it
+ * is the idle task only after the runqueue emptied.
  */
 static __always_inline enum wp_rq_why wp_rq_state(void *rq)
 {
 	if (WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int))
 		return WP_RQ_PENDING;
+	/* Pairs with the enqueue's nr_running++ before ttwu_pending = 0. */
 	smp_rmb();
 	if (wp_rq_nr_running(rq))
 		return WP_RQ_RUNNING;

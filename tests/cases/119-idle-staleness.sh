@@ -118,8 +118,16 @@ _split() {
 	     $1 == "stale_running" { r = $2 } $1 == "stale_preempted" { e = $2 }
 	     END { print h + 0, p + 0, r + 0, e + 0 }' <<<"$s"
 }
+# Two reads alike: no wakeup placed by idlemask is being counted.
+_split_still() {
+	local s
+	s=$(_split)
+	[ "$s" = "$split" ] && return 0
+	split=$s
+	return 1
+}
 split=$(_split)
-wait_until 10 eval '[ "$split" = "$(_split)" ] || { split=$(_split); false; }' ||
+wait_until 10 _split_still ||
 	st_bad "stats/idlemask still moving 10 s after the switch to stock"
 read -r h p r e <<<"$split"
 log "stale_hint $h = pending $p + running $r + preempted $e"
