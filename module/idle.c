@@ -133,7 +133,7 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 		if (!is_idle_task(next)) {
 			if (is_idle_task(prev))
 				wp_mark_busy(llc, cpu);
-		} else if (wp_rq_state(wp_rq(cpu)) == WP_RQ_PENDING) {
+		} else if (wp_rq_pending(wp_rq(cpu))) {
 			wp_count(WP_C_IDLE_PENDING);
 		} else {
 			wp_mark_idle(llc, cpu);

@@ -117,6 +117,12 @@ enum wp_rq_why {
 	WP_RQ_PREEMPTED,
 };
 
+/* A wakee is queued on the CPU's wake list, its enqueue still to come. */
+static __always_inline bool wp_rq_pending(void *rq)
+{
+	return WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int);
+}
+
 /*
  * idle_cpu() as a reason: WP_RQ_IDLE, WP_RQ_PENDING or WP_RQ_RUNNING.
  *
@@ -132,7 +138,7 @@ enum wp_rq_why {
  */
 static __always_inline enum wp_rq_why wp_rq_state(void *rq)
 {
-	if (WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int))
+	if (wp_rq_pending(rq))
 		return WP_RQ_PENDING;
 	/* Pairs with the enqueue's nr_running++ before ttwu_pending = 0. */
 	smp_rmb();
