@@ -276,6 +276,9 @@ static notrace void wp_account(struct wakeplace_policy *pol,
 	s->v[WP_ST_OUT + w->outcome]++;
 	s->v[WP_ST_CLAIM_LOST] += w->claim_lost;
 	s->v[WP_ST_STALE_HINT] += w->stale_hint;
+	s->v[WP_ST_STALE_PENDING] += w->stale_pending;
+	s->v[WP_ST_STALE_RUNNING] += w->stale_running;
+	s->v[WP_ST_STALE_PREEMPTED] += w->stale_preempted;
 	s->v[WP_ST_SCANNED] += w->scanned;
 	s->v[WP_ST_REMOTE] += w->remote_lines;
 	s->scan_hist[wp_log2_bucket(w->scanned)]++;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-LLC idle state, maintained from the sched_switch tracepoint (a CPU
- * switching to its idle task sets its bit, switching away clears it) and
- * from power:cpu_idle (an idle CPU whose bit a waker claimed but never used
- * becomes visible again on its next idle entry).  Each bit is tested before
- * it is written, so the shared line is dirtied only on real transitions.
+ * switching to its idle task sets its bit unless a wakee is already
+ * pending there, switching away clears it) and from power:cpu_idle (an
+ * idle CPU whose bit is clear becomes visible again on its next idle
+ * entry, unless a waker claimed it less than WP_CLAIM_HOLD ago: its wakee
+ * is on its way).  A waker claims a bit, then re-checks the runqueue and
+ * gives the bit back if the CPU is idle but its vCPU preempted
+ * (wp_claim_check()).  Each bit is tested before it is written, so the
+ * shared line is dirtied only on real transitions.
  *
  * The state is built for the LLCs that exist and replaced as a whole (RCU)
  * when the topology changes: CPU hotplug, or sched domains rebuilt by
@@ -19,9 +23,12 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
 #include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include "fair.h"
@@ -47,6 +54,38 @@ static enum cpuhp_state wp_cpuhp_state;
  * it, which waits for the CPU hotplug lock and patches tracepoints.
  */
 #define WP_IDLE_LINGER_MS 10000
+
+/*
+ * Jiffies after a claim during which the cpu_idle probe leaves the CPU's
+ * bit clear: the waker's enqueue follows its claim within microseconds,
+ * but the hooked path (claim, return through the hook, ttwu) is longer
+ * than the kernel's, and an idle CPU passing through its idle loop then
+ * would hand itself to a second waker.  A jiffy stamp costs one store per
+ * claim; the sched_switch marks are not held.
+ */
+#define WP_CLAIM_HOLD 1
+
+#ifdef WAKEPLACE_TEST
+/*
+ * Test builds only: a CPU taken for one whose vCPU is preempted.  Claim
+ * re-checks see it so, and its idle entries re-mark nothing, since a
+ * preempted vCPU runs no idle loop: only a give-back or a switch to idle
+ * marks it (TCG has no preempted vCPUs to test that with).
+ */
+static int wp_test_preempted = -1;
+module_param_named(test_preempted_cpu, wp_test_preempted, int, 0644);
+MODULE_PARM_DESC(test_preempted_cpu, "TEST BUILD: idle-mask re-checks see this CPU's vCPU as preempted, its idle entries re-mark nothing (-1: none)");
+
+static __always_inline bool wp_test_preempted_cpu(int cpu)
+{
+	return cpu == READ_ONCE(wp_test_preempted);
+}
+#else
+static __always_inline bool wp_test_preempted_cpu(int cpu)
+{
+	return false;
+}
+#endif
 
 /*
  * Only the idle bits are kept: a core is idle when the idle bits of all its
@@ -77,6 +116,12 @@ static notrace struct wp_llc *wp_llc_raw(int cpu)
 	return i < 0 ? NULL : &st->llc[i];
 }
 
+/*
+ * A switch to idle with a wakee already pending on the wake list does not
+ * mark the CPU: the wakee's enqueue and switch follow, and a waker reading
+ * the bit meanwhile would only find it stale.  Should the wakee go
+ * elsewhere after all, the cpu_idle probe marks the CPU when it idles.
+ */
 static notrace void wp_probe_switch(void *data, bool preempt,
 				    struct task_struct *prev,
 				    struct task_struct *next,
@@ -86,10 +131,14 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 	struct wp_llc *llc = wp_llc_raw(cpu);
 
 	if (llc) {
-		if (is_idle_task(next))
+		if (!is_idle_task(next)) {
+			if (is_idle_task(prev))
+				wp_mark_busy(llc, cpu);
+		} else if (wp_rq_pending(wp_rq(cpu))) {
+			wp_count(WP_C_IDLE_PENDING);
+		} else {
 			wp_mark_idle(llc, cpu);
-		else if (is_idle_task(prev))
-			wp_mark_busy(llc, cpu);
+		}
 	}
 	/* The one sched_switch probe: the policies' observers run from it. */
 	wp_policies_context_switch(preempt, prev, next, prev_state);
@@ -104,7 +153,14 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
 	if (state == (unsigned int)-1 || cpu != smp_processor_id())
 		return;
 	llc = wp_llc_raw(cpu);
-	if (llc && !test_bit(cpu, llc->idle) && wp_rq_idle(wp_rq(cpu)))
+	if (!llc || test_bit(cpu, llc->idle) || wp_test_preempted_cpu(cpu))
+		return;
+	if (time_before_eq(jiffies,
+			   READ_ONCE(llc->claimed[cpu]) + WP_CLAIM_HOLD)) {
+		wp_count(WP_C_REMARK_HELD);
+		return;
+	}
+	if (wp_rq_idle(wp_rq(cpu)))
 		wp_mark_idle(llc, cpu);
 }
 
@@ -118,17 +174,22 @@ static void wp_state_free(struct wp_idle_state *st)
 		kfree(st->llc[i].idle);
 		bitmap_free(st->llc[i].span);
 	}
+	kfree(st->claimed);
 	kfree(st->llc_of);
 	kfree(st);
+}
+
+/* @sz bytes alone on their cache line(s). */
+static void *wp_line_alloc(size_t sz)
+{
+	return kzalloc(ALIGN(max_t(size_t, sz, L1_CACHE_BYTES),
+			     L1_CACHE_BYTES), GFP_KERNEL);
 }
 
 /* A bitmap of nr_cpu_ids bits alone on its cache line(s). */
 static unsigned long *wp_line_bitmap(void)
 {
-	size_t sz = BITS_TO_LONGS(nr_cpu_ids) * sizeof(long);
-
-	return kzalloc(ALIGN(max_t(size_t, sz, L1_CACHE_BYTES),
-			     L1_CACHE_BYTES), GFP_KERNEL);
+	return wp_line_alloc(BITS_TO_LONGS(nr_cpu_ids) * sizeof(long));
 }
 
 /* Build the state for the LLCs as the kernel has them now. */
@@ -156,10 +217,17 @@ static struct wp_idle_state *wp_state_build(void)
 	st->llc_of = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
 	if (!st->llc_of)
 		goto fail;
-	for (i = 0; i < nr_cpu_ids; i++)
+	/* Claim stamps start old enough to hold nothing. */
+	st->claimed = wp_line_alloc(nr_cpu_ids * sizeof(long));
+	if (!st->claimed)
+		goto fail;
+	for (i = 0; i < nr_cpu_ids; i++) {
 		st->llc_of[i] = -1;
+		st->claimed[i] = jiffies - WP_CLAIM_HOLD - 1;
+	}
 	for (i = 0; i < n; i++) {
 		st->llc[i].id = ids[i];
+		st->llc[i].claimed = st->claimed;
 		st->llc[i].idle = wp_line_bitmap();
 		st->llc[i].span = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
 		if (!st->llc[i].idle || !st->llc[i].span)
@@ -425,6 +493,81 @@ void wp_idle_flush(void)
 	rcu_barrier();		/* states replaced by call_rcu() */
 }
 
+#ifdef WAKEPLACE_TEST
+/*
+ * Test builds only: how often a bit a waker found set was wrong, read
+ * apart from the claim's re-check (and not counted as a remote line).
+ */
+static notrace void wp_audit(int cpu)
+{
+	enum wp_rq_why why = wp_cpu_state(cpu);
+
+	wp_count(WP_C_AUDITED);
+	if (why == WP_RQ_PENDING || why == WP_RQ_RUNNING)
+		wp_count(WP_C_FALSE_BUSY);
+}
+#else
+static __always_inline void wp_audit(int cpu) { }
+#endif
+
+/* wp_cpu_state(), and preempted for test_preempted_cpu (test builds). */
+static __always_inline enum wp_rq_why wp_claim_state(int cpu)
+{
+	enum wp_rq_why why = wp_cpu_state(cpu);
+
+	if (why == WP_RQ_IDLE && wp_test_preempted_cpu(cpu))
+		return WP_RQ_PREEMPTED;
+	return why;
+}
+
+/*
+ * Claim @cpu, whose bit @w found set (@held: the caller's whole-core claim
+ * cleared it already; a shadow claims nothing), then re-check its
+ * runqueue, since the mask is a hint.  A claim that fails the re-check
+ * keeps the bit clear when the CPU runs something or has a wakee pending
+ * (its switches will mark it), and gives it back when the CPU is idle but
+ * its vCPU preempted: nothing would mark it before its next idle entry.
+ * Stale candidates are counted by cause.
+ */
+static notrace bool wp_claim_check(struct wp_wakeup *w, struct wp_llc *llc,
+				   int cpu, bool held)
+{
+	enum wp_rq_why why;
+
+	if (!w->shadow) {
+		wp_audit(cpu);
+		if (!held && !test_and_clear_bit(cpu, llc->idle)) {
+			w->claim_lost++;
+			return false;
+		}
+		/* Before the re-check: the hold starts as soon as it can. */
+		WRITE_ONCE(llc->claimed[cpu], jiffies);
+	}
+	if (likely(cpu_active(cpu))) {
+		wp_touch(w, cpu);
+		why = wp_claim_state(cpu);
+	} else {
+		why = WP_RQ_RUNNING;	/* going offline: keep it hidden */
+	}
+	switch (why) {
+	case WP_RQ_IDLE:
+		return true;
+	case WP_RQ_PENDING:
+		w->stale_pending++;
+		break;
+	case WP_RQ_RUNNING:
+		w->stale_running++;
+		break;
+	case WP_RQ_PREEMPTED:
+		w->stale_preempted++;
+		if (!w->shadow)
+			set_bit(cpu, llc->idle);
+		break;
+	}
+	w->stale_hint++;
+	return false;
+}
+
 /**
  * wp_mask_try() - take @cpu if the mask says it is idle.
  * @w: the wakeup.
@@ -432,7 +575,7 @@ void wp_idle_flush(void)
  * @cpu: the candidate.
  *
  * Reads @cpu's runqueue only when its bit is set: claims the bit (a shadow
- * only tests it), then re-checks the runqueue, since the mask is a hint.
+ * only tests it), then re-checks the runqueue (wp_claim_check()).
  *
  * Return: true if @cpu is idle, allowed and now ours.
  */
@@ -441,15 +584,7 @@ notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 	if (!test_bit(cpu, llc->idle) ||
 	    !cpumask_test_cpu(cpu, w->p->cpus_ptr))
 		return false;
-	if (!w->shadow && !wp_idle_claim(llc, cpu)) {
-		w->claim_lost++;
-		return false;
-	}
-	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
-		w->stale_hint++;
-		return false;
-	}
-	return true;
+	return wp_claim_check(w, llc, cpu, false);
 }
 
 /*
@@ -457,7 +592,8 @@ notrace bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
  * @cpu's bit is cleared only while every sibling's bit is set, whatever
  * words they are in.  One waker wins, and afterwards the core no longer
  * reads idle to anyone, while its idle siblings stay available to idle-CPU
- * searches.  Then @cpu's runqueue is re-checked.  A shadow claims nothing.
+ * searches.  Then @cpu's runqueue is re-checked (wp_claim_check()).  A
+ * shadow claims nothing.
  */
 static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
 				int cpu)
@@ -476,11 +612,7 @@ static notrace bool wp_core_try(struct wp_wakeup *w, struct wp_llc *llc,
 		if (unlikely(busy))
 			wp_count(WP_C_CORE_CLAIM_BUSY);
 	}
-	if (!cpu_active(cpu) || !wp_idle(w, cpu)) {
-		w->stale_hint++;
-		return false;
-	}
-	return true;
+	return wp_claim_check(w, llc, cpu, true);
 }
 
 /**
@@ -586,3 +718,33 @@ notrace int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc,
 		cpu = wp_mask_search(w, llc, false, tries);
 	return cpu >= 0 ? cpu : wp_sis_none(w, -1);
 }
+
+#ifdef WAKEPLACE_TEST
+/**
+ * wp_idle_mask_show() - the CPUs whose idle bit is set, as a CPU list.
+ * @buf: a sysfs page.
+ *
+ * Test builds only, for tests that check no idle CPU stays hidden.
+ *
+ * Return: the length written (an empty line while there is no state).
+ */
+ssize_t wp_idle_mask_show(char *buf)
+{
+	struct cpumask *m = kzalloc(cpumask_size(), GFP_KERNEL);
+	struct wp_idle_state *st;
+	ssize_t len;
+	int i;
+
+	if (!m)
+		return -ENOMEM;
+	rcu_read_lock_sched();
+	st = rcu_dereference_sched(wp_idle_st);
+	for (i = 0; st && i < st->nr_llc; i++)
+		bitmap_or(cpumask_bits(m), cpumask_bits(m), st->llc[i].idle,
+			  nr_cpu_ids);
+	rcu_read_unlock_sched();
+	len = sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(m));
+	kfree(m);
+	return len;
+}
+#endif

@@ -17,12 +17,17 @@
  * struct wp_llc - idle state of one LLC.
  * @idle: CPUs of the LLC running their idle task (own cache line).
  * @span: the CPUs of the LLC when the state was built (read-only).
+ * @claimed: jiffies of each CPU's last claim, indexed by CPU (shared by
+ *	all LLCs of a state, own cache line(s)): the cpu_idle probe does not
+ *	re-mark a CPU claimed less than WP_CLAIM_HOLD ago (its wakee is on
+ *	its way).
  * @id: the LLC domain's first CPU when the state was built (wp_llc_key()).
  * @weight: CPUs in @span.
  */
 struct wp_llc {
 	unsigned long *idle;
 	unsigned long *span;
+	unsigned long *claimed;
 	int id;
 	int weight;
 };
@@ -30,12 +35,14 @@ struct wp_llc {
 /**
  * struct wp_idle_state - the idle state of all LLCs, replaced as a whole.
  * @rcu: for freeing after readers are done.
+ * @claimed: the claim stamps the LLCs' @claimed point to.
  * @nr_llc: number of LLCs.
  * @llc_of: index into @llc of each CPU (-1: offline when built).
  * @llc: the LLCs.
  */
 struct wp_idle_state {
 	struct rcu_head rcu;
+	unsigned long *claimed;
 	int nr_llc;
 	int *llc_of;
 	struct wp_llc llc[];
@@ -94,12 +101,6 @@ stale:
 	return NULL;
 }
 
-/* Claim @cpu from the mask: only one waker wins an idle CPU. */
-static __always_inline bool wp_idle_claim(struct wp_llc *llc, int cpu)
-{
-	return test_and_clear_bit(cpu, llc->idle);
-}
-
 bool wp_mask_try(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
 int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		 int from, int tries);
@@ -108,5 +109,8 @@ int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
 int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc, int tries);
 struct cpumask *wp_scratch_mask(void);
+#ifdef WAKEPLACE_TEST
+ssize_t wp_idle_mask_show(char *buf);
+#endif
 
 #endif /* WP_IDLE_H */

@@ -102,21 +102,74 @@ static __always_inline unsigned int wp_rq_cfs_idle_h_nr(void *rq)
 		     unsigned int);
 }
 
+/**
+ * enum wp_rq_why - what wp_rq_state() and wp_cpu_state() saw of a CPU.
+ * @WP_RQ_IDLE: idle: nothing pending, queued or running but its idle task.
+ * @WP_RQ_PENDING: a wakee is queued on its wake list (ttwu_pending).
+ * @WP_RQ_RUNNING: something is queued there or runs there.
+ * @WP_RQ_PREEMPTED: idle, but in a guest its vCPU is not running
+ *	(vcpu_is_preempted()): idle in fact, unusable for now.
+ */
+enum wp_rq_why {
+	WP_RQ_IDLE,
+	WP_RQ_PENDING,
+	WP_RQ_RUNNING,
+	WP_RQ_PREEMPTED,
+};
+
+/* A wakee is queued on the CPU's wake list, its enqueue still to come. */
+static __always_inline bool wp_rq_pending(void *rq)
+{
+	return WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int);
+}
+
+/*
+ * idle_cpu() as a reason: WP_RQ_IDLE, WP_RQ_PENDING or WP_RQ_RUNNING.
+ *
+ * ttwu_pending is read first, then nr_running: a waker queueing on the
+ * wake list sets ttwu_pending before it queues the task and sends the IPI,
+ * and the enqueue there (sched_ttwu_pending()) increments nr_running before
+ * it clears ttwu_pending.  So a reader that finds ttwu_pending already
+ * clear finds nr_running already raised, and cannot miss a wakee that is
+ * between the two (idle_cpu()'s order, nr_running first, can).  The
+ * smp_rmb() keeps the reads in that order (on x86 a compiler barrier: the
+ * stores are seen in the order they were made).  curr is read last: it
+ * is the idle task only after the runqueue emptied.
+ */
+static __always_inline enum wp_rq_why wp_rq_state(void *rq)
+{
+	if (wp_rq_pending(rq))
+		return WP_RQ_PENDING;
+	/* Pairs with the enqueue's nr_running++ before ttwu_pending = 0. */
+	smp_rmb();
+	if (wp_rq_nr_running(rq))
+		return WP_RQ_RUNNING;
+	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
+	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *))
+		return WP_RQ_RUNNING;
+	return WP_RQ_IDLE;
+}
+
 /* idle_cpu(): current is the idle task, nothing queued, no wakeup pending. */
 static __always_inline bool wp_rq_idle(void *rq)
 {
-	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
-	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *))
-		return false;
-	if (wp_rq_nr_running(rq))
-		return false;
-	return !WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int);
+	return wp_rq_state(rq) == WP_RQ_IDLE;
+}
+
+/* wp_rq_state() of @cpu, and WP_RQ_PREEMPTED for an idle preempted vCPU. */
+static __always_inline enum wp_rq_why wp_cpu_state(int cpu)
+{
+	enum wp_rq_why why = wp_rq_state(wp_rq(cpu));
+
+	if (why == WP_RQ_IDLE && vcpu_is_preempted(cpu))
+		return WP_RQ_PREEMPTED;
+	return why;
 }
 
 /* available_idle_cpu(): idle and, in a guest, its vCPU is running. */
 static __always_inline bool wp_available_idle_cpu(int cpu)
 {
-	return wp_rq_idle(wp_rq(cpu)) && !vcpu_is_preempted(cpu);
+	return wp_cpu_state(cpu) == WP_RQ_IDLE;
 }
 
 /* sched_idle_cpu(): only SCHED_IDLE tasks are runnable there. */

@@ -21,6 +21,9 @@ const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_OUT]		= WP_OUTCOMES(WP_OUT_NAME),
 	[WP_ST_CLAIM_LOST]	= "claim_lost",
 	[WP_ST_STALE_HINT]	= "stale_hint",
+	[WP_ST_STALE_PENDING]	= "stale_pending",
+	[WP_ST_STALE_RUNNING]	= "stale_running",
+	[WP_ST_STALE_PREEMPTED]	= "stale_preempted",
 	[WP_ST_SCANNED]		= "scanned",
 	[WP_ST_REMOTE]		= "remote_lines",
 	[WP_ST_CROSS_LLC]	= "cross_llc",
@@ -67,6 +70,12 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_CORE_CLAIM_BUSY]	= "core_claim_busy",
 	[WP_C_LAT_DROPPED]	= "lat_dropped",
 	[WP_C_INACTIVE]		= "inactive",
+	[WP_C_IDLE_PENDING]	= "idle_pending",
+	[WP_C_REMARK_HELD]	= "remark_held",
+#ifdef WAKEPLACE_TEST
+	[WP_C_AUDITED]		= "audited",
+	[WP_C_FALSE_BUSY]	= "false_busy",
+#endif
 };
 
 DEFINE_PER_CPU(struct wp_counters, wp_counters);

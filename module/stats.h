@@ -12,6 +12,9 @@ enum wp_stat {
 	WP_ST_OUT,		/* WP_OUT_NR outcome counters follow */
 	WP_ST_CLAIM_LOST = WP_ST_OUT + WP_OUT_NR,
 	WP_ST_STALE_HINT,
+	WP_ST_STALE_PENDING,	/* stale_hint by cause */
+	WP_ST_STALE_RUNNING,
+	WP_ST_STALE_PREEMPTED,
 	WP_ST_SCANNED,
 	WP_ST_REMOTE,
 	WP_ST_CROSS_LLC,
@@ -60,6 +63,12 @@ enum wp_counter {
 	WP_C_CORE_CLAIM_BUSY,
 	WP_C_LAT_DROPPED,
 	WP_C_INACTIVE,
+	WP_C_IDLE_PENDING,
+	WP_C_REMARK_HELD,
+#ifdef WAKEPLACE_TEST
+	WP_C_AUDITED,
+	WP_C_FALSE_BUSY,
+#endif
 	WP_C_NR,
 };
 

@@ -17,6 +17,7 @@
 #include "wakeplace.h"
 #include "compat.h"
 #include "hook.h"
+#include "idle.h"
 #include "stats.h"
 #include "latency.h"
 #include "parse.h"
@@ -139,6 +140,15 @@ static void wp_test_hold_mutex(void)
 static inline void wp_test_hold_mutex(void) { }
 #endif
 
+#ifdef WAKEPLACE_TEST
+/* Test builds only: the CPUs the idle masks hold. */
+static ssize_t idle_mask_show(struct kobject *k, struct kobj_attribute *a,
+			      char *buf)
+{
+	return wp_idle_mask_show(buf);
+}
+#endif
+
 static ssize_t hook_show(struct kobject *k, struct kobj_attribute *a,
 			 char *buf)
 {
@@ -201,6 +211,9 @@ static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(last_switch),
 	__ATTR(sample_period, 0644, sample_period_show, sample_period_store),
 	__ATTR(latency_sample, 0644, latency_sample_show, latency_sample_store),
+#ifdef WAKEPLACE_TEST
+	__ATTR_RO(idle_mask),
+#endif
 };
 
 static struct attribute *wp_attr_ptrs[ARRAY_SIZE(wp_attrs) + 1];

@@ -52,7 +52,11 @@ enum wp_outcome {
  * @scanned: set by the policy: CPUs examined by a scan.
  * @remote_lines: runqueues of other CPUs read (counted by the accessors).
  * @claim_lost: idle-mask candidates another waker claimed first.
- * @stale_hint: idle-mask candidates that were not idle on re-check.
+ * @stale_hint: idle-mask candidates that were not idle on re-check: the
+ *	sum of the three below.
+ * @stale_pending: of those, with a wakee pending (wake list).
+ * @stale_running: of those, running or queueing something (or inactive).
+ * @stale_preempted: of those, idle but with their vCPU preempted.
  */
 struct wp_wakeup {
 	struct task_struct *p;
@@ -68,6 +72,9 @@ struct wp_wakeup {
 	unsigned int remote_lines;
 	unsigned int claim_lost;
 	unsigned int stale_hint;
+	unsigned int stale_pending;
+	unsigned int stale_running;
+	unsigned int stale_preempted;
 };
 
 /**
