@@ -577,7 +577,7 @@ void wrap_end(struct wrap *w)
 void wrap_add(struct wrap *w, const char *fmt, ...)
 {
 	char f[1024], *s = f;
-	size_t len, room;
+	size_t len, room, used;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -585,7 +585,9 @@ void wrap_add(struct wrap *w, const char *fmt, ...)
 	va_end(ap);
 	for (;;) {
 		len = strlen(s);
-		room = TEXT_W - w->n - (w->empty ? 0 : 2);
+		/* a full line (n == TEXT_W) leaves no room, not a wrapped one */
+		used = w->n + (w->empty ? 0 : 2);
+		room = used < TEXT_W ? TEXT_W - used : 0;
 		if (len <= room) {
 			if (!w->empty)
 				strcat(w->b, "  ");
@@ -650,7 +652,7 @@ static void text_mask(const struct view *v, bool rate, emit_fn emit)
 		S_STALE_PENDING, S_STALE_RUNNING, S_STALE_PREEMPTED,
 		S_AUDITED, S_FALSE_BUSY,
 	};
-	char b[4][32], nm[WP_NAME_MAX + 2];
+	char b[4][32], nm[WP_NAME_MAX + 3];	/* name, '*', ':' */
 	const struct vrow *r;
 	bool title = false, any;
 	struct wrap w;

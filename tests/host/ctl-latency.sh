@@ -154,6 +154,9 @@ FAKE_STALE=1 stats_file 1000 | sed 's/^mask 0$/mask 300/; s/^claim_lost 0$/claim
 wait "$pid"; RC=$?
 check "stats --interval: the mask line of the interval: 20 more claims lost, no picks: no %" \
 	eval '[ $RC = 0 ] && grep -q "^IDLE MASK (per second" "$OUT" && grep -Eq "^idlemask:  claim_lost [0-9.]+ \(-\)  stale_hint 0 \(-\)  stale_pending 0" "$OUT"'
+# Its first line fills exactly 80 columns: the next field starts a new one.
+check "stats --interval: a line filled to 80 columns wraps the next field (stale_preempted)" \
+	eval 'fits80 "$OUT" && grep -q "^    stale_preempted 0" "$OUT"'
 make_tree "$T"
 
 # A module with tracked... but older than the oracle: dashes and nulls.
