@@ -168,8 +168,12 @@ mirror_rate() { # the first table's mirror row only
 }
 
 start_watch w1 -i 2
-check "watch: screen shows header, table and the policies with picks" \
-	eval 'wait_for screen_has w1 "^POLICY *PICKS/s" && grep -q "^stock\*" "$OUT" && grep -q "^mirror " "$OUT" && grep -q "^noscan " "$OUT" && grep -q "policy: stock  shadow: off  state: ok" "$OUT"'
+# The whole screen, not only its first lines: tmux may be captured while
+# the tool is still drawing (a tty's stdout is line-buffered).
+first_screen() {
+	screen_has w1 "^POLICY *PICKS/s" && grep -q "^stock\*" "$OUT" && grep -q "^mirror " "$OUT" && grep -q "^noscan " "$OUT" && grep -q "policy: stock  shadow: off  state: ok" "$OUT"
+}
+check "watch: screen shows header, table and the policies with picks" wait_for first_screen
 check "watch: table rows fit 80 columns (sline cuts longer ones there)" \
 	eval 'awk "/^(POLICY|stock|mirror|noscan) / && length > 80 {exit 1}" "$OUT"'
 check "watch: runs in the alternate screen" \
