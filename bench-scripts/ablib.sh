@@ -207,10 +207,12 @@ ab_wp_reset() {
 
 # ab_wp_rows PREFIX POLICY...: CSV rows "PREFIX,metric,value" from the
 # module's files of the POLICYs that ran in a block: wp_lat (each one's
-# "all" histogram, when not empty: wpstats merges a block's), wp_tracked
-# and, of their tracked wakeups together, wp_stacked_pct wp_double_pct
-# wp_moved_pct wp_migr_pct wp_migr_llc_pct (when tracked > 0; a counter
-# the module does not have is left out).
+# "all" histogram, when not empty: wpstats merges a block's), wp_unplaced
+# (their unplaced wakeups), wp_tracked and, of their tracked wakeups
+# together, wp_stacked_pct wp_missed_pct (missed_idle: stacked while an
+# idle CPU was in reach) wp_double_pct wp_moved_pct wp_migr_pct
+# wp_migr_llc_pct (when tracked > 0; a counter the module does not have
+# is left out).
 ab_wp_rows() {
 	local pre=$1 p files=()
 	shift
@@ -228,14 +230,16 @@ ab_wp_rows() {
 	NF >= 2 && $2 ~ /^[0-9]+$/ { v[$1] += $2; has[$1] = 1 }
 	END {
 		t = v["tracked"]
-		if (!t)
-			exit
-		print pre ",wp_tracked," t
-		n = split("stacked double_picks moved migrated migrated_llc", k, " ")
-		split("wp_stacked_pct wp_double_pct wp_moved_pct wp_migr_pct wp_migr_llc_pct", m, " ")
-		for (i = 1; i <= n; i++)
-			if (has[k[i]])
-				printf "%s,%s,%.4f\n", pre, m[i], 100 * v[k[i]] / t
+		if (t) {
+			print pre ",wp_tracked," t
+			n = split("stacked missed_idle double_picks moved migrated migrated_llc", k, " ")
+			split("wp_stacked_pct wp_missed_pct wp_double_pct wp_moved_pct wp_migr_pct wp_migr_llc_pct", m, " ")
+			for (i = 1; i <= n; i++)
+				if (has[k[i]])
+					printf "%s,%s,%.4f\n", pre, m[i], 100 * v[k[i]] / t
+		}
+		if (has["unplaced"])
+			print pre ",wp_unplaced," v["unplaced"]
 	}' "${files[@]}" 2>/dev/null
 }
 

@@ -30,19 +30,32 @@
 #include "llhist.h"
 #include "stats.h"
 
+#define OUT_STACKED(v, e, name, col, tag, desc)	"stacked_" #name
+#define OUT_MISSED(v, e, name, col, tag, desc)	"missed_" #name
 static const char *const skeys[S_NKEYS] = {
 	"picks", "target", "prev", "recent", "scan", "mask", "claim_lost",
 	"stale_hint", "fallback", "handback", "local", "scanned", "remote_lines",
 	"cross_llc", "not_prev", "cost_samples", "cost_ns",
 	"shadow_compared", "shadow_agreed",
 	"tracked", "stacked", "double_picks", "moved", "migrated",
-	"migrated_llc",
+	"migrated_llc", "missed_idle", "unplaced",
+	[S_STACKED_OUT] = WP_OUTCOMES(OUT_STACKED),
+	[S_MISSED_OUT] = WP_OUTCOMES(OUT_MISSED),
+	[S_STALE_PENDING] = "stale_pending", "stale_running", "stale_preempted",
+	"audited", "false_busy",
 };
+_Static_assert(S_STALE_PENDING == S_MISSED_OUT + N_OUTCOMES, "skeys order");
 
 static const char *const ckeys[C_NKEYS] = {
 	"calls", "wakeups", "redirected", "handed_back", "corrected", "slow",
 	"reverted", "switches", "rebuilds", "stale", "lat_dropped",
+	"idle_pending", "remark_held", "audited", "false_busy",
 };
+
+const char *counter_key(int i)
+{
+	return ckeys[i];
+}
 
 /* The outcomes' keys in stats/<policy>, in the order of the tables. */
 #define OUT_SKEY(v, e, name, col, tag, desc)	S_##e
@@ -50,14 +63,15 @@ static const int outcome[N_OUTCOMES] = { WP_OUTCOMES(OUT_SKEY) };
 
 /* The quality counters, shown in % of tracked wakeups, in this order. */
 static const int quality[] = {
-	S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED, S_MIGRATED_LLC,
+	S_STACKED, S_MISSED_IDLE, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED,
+	S_MIGRATED_LLC,
 };
 _Static_assert(ARRAY_SIZE(quality) == N_QUALITY, "N_QUALITY in stats.h");
 
 /* The rows of latency/<policy> and latency_hist/<policy>, in this order. */
 #define OUT_NAME(v, e, name, col, tag, desc)	#name
 static const char *const lat_row[LAT_ROWS] = {
-	"all", WP_OUTCOMES(OUT_NAME)
+	"all", WP_OUTCOMES(OUT_NAME), "unplaced"
 };
 
 static const double lat_q[] = { 0.50, 0.90, 0.99, 0.999 };
@@ -410,6 +424,29 @@ static void derive(const struct pstats *s, struct derived *d)
 	for (i = 0; i < N_QUALITY; i++)
 		d->q_pct[i] = s->has[S_TRACKED] && s->has[quality[i]] ?
 			ratio(s->v[quality[i]], s->v[S_TRACKED], 100.0) : NAN;
+	d->unplaced_pct = s->has[S_TRACKED] && s->has[S_UNPLACED] ?
+		ratio(s->v[S_UNPLACED], s->v[S_TRACKED] + s->v[S_UNPLACED],
+		      100.0) : NAN;
+	d->claim_pct = ratio(s->v[S_CLAIM_LOST], picks, 100.0);
+	d->stale_pct = ratio(s->v[S_STALE_HINT], picks, 100.0);
+	/*
+	 * Stacked and missed per row, in % of the row's tracked wakeups (its
+	 * latency count): "all" from the totals; no policy places the
+	 * unplaced row, nothing is stacked there.
+	 */
+	for (i = 0; i < LAT_ROWS; i++) {
+		int sk = i ? S_STACKED_OUT + i - 1 : S_STACKED;
+		int mk = i ? S_MISSED_OUT + i - 1 : S_MISSED_IDLE;
+		uint64_t n = s->lat ? s->lat->count[i] : 0;
+
+		d->stk_pct[i] = d->mis_pct[i] = NAN;
+		if (i == LAT_UNPLACED)
+			continue;
+		if (s->has[sk])
+			d->stk_pct[i] = ratio(s->v[sk], n, 100.0);
+		if (s->has[mk])
+			d->mis_pct[i] = ratio(s->v[mk], n, 100.0);
+	}
 }
 
 static bool shown(const struct stats_args *a, const struct snapshot *s,
@@ -540,7 +577,7 @@ void wrap_end(struct wrap *w)
 void wrap_add(struct wrap *w, const char *fmt, ...)
 {
 	char f[1024], *s = f;
-	size_t len, room;
+	size_t len, room, used;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -548,7 +585,9 @@ void wrap_add(struct wrap *w, const char *fmt, ...)
 	va_end(ap);
 	for (;;) {
 		len = strlen(s);
-		room = TEXT_W - w->n - (w->empty ? 0 : 2);
+		/* a full line (n == TEXT_W) leaves no room, not a wrapped one */
+		used = w->n + (w->empty ? 0 : 2);
+		room = used < TEXT_W ? TEXT_W - used : 0;
 		if (len <= room) {
 			if (!w->empty)
 				strcat(w->b, "  ");
@@ -591,12 +630,77 @@ static const char *const outcome_hdr[N_OUTCOMES] = {
 const char *const outcome_tag[N_OUTCOMES] = { WP_OUTCOMES(OUT_TAG) };
 
 static const char *const quality_hdr[N_QUALITY] = {
-	"STACKED", "DOUBLE", "MOVED", "MIGRATED", "MIG-LLC",
+	"STACKED", "MISSED", "DOUBLE", "MOVED", "MIGRATED", "MIG-LLC",
 };
+
+/* A count of a row: per second in an interval, "-" when absent. */
+static const char *row_count(char *b, const struct vrow *r, int key, int w)
+{
+	return r->s.has[key] ? fitnum(b, r->s.v[key] / r->per, 0, "", w) :
+		"-";
+}
+
+/*
+ * The idle mask's line of a policy that used it: candidates lost to
+ * another waker or found busy on re-check (stale_hint, and by cause when
+ * the module splits it), in % of picks; a test build's audit of the
+ * mask's busy bits.  Keys the module does not have are left out.
+ */
+static void text_mask(const struct view *v, bool rate, emit_fn emit)
+{
+	static const int extra[] = {
+		S_STALE_PENDING, S_STALE_RUNNING, S_STALE_PREEMPTED,
+		S_AUDITED, S_FALSE_BUSY,
+	};
+	char b[4][32], nm[WP_NAME_MAX + 3];	/* name, '*', ':' */
+	const struct vrow *r;
+	bool title = false, any;
+	struct wrap w;
+	unsigned int k;
+	int i;
+
+	for (i = 0; i < v->n; i++) {
+		r = &v->r[i];
+		any = r->s.v[S_MASK] || r->s.v[S_CLAIM_LOST] ||
+			r->s.v[S_STALE_HINT];
+		for (k = 0; k < ARRAY_SIZE(extra); k++)
+			any |= r->s.has[extra[k]] && r->s.v[extra[k]];
+		if (!any || !r->s.has[S_CLAIM_LOST])
+			continue;
+		if (!title) {
+			emit("");
+			emit(rate ? "IDLE MASK (per second; % of picks)" :
+			     "IDLE MASK (% of picks)");
+			title = true;
+		}
+		wrap_start(&w, emit, "    ");
+		sprintf(nm, "%s%s:", r->name, r->active ? "*" : "");
+		wrap_add(&w, "%s", nm);
+		wrap_add(&w, "claim_lost %s (%s)",
+			 row_count(b[0], r, S_CLAIM_LOST, 12),
+			 fitnum(b[1], r->d.claim_pct, 1, "%", 8));
+		wrap_add(&w, "stale_hint %s (%s)",
+			 row_count(b[0], r, S_STALE_HINT, 12),
+			 fitnum(b[1], r->d.stale_pct, 1, "%", 8));
+		for (k = 0; k < 3; k++)
+			if (r->s.has[extra[k]])
+				wrap_add(&w, "%s %s", skeys[extra[k]],
+					 row_count(b[0], r, extra[k], 12));
+		if (r->s.has[S_AUDITED] && r->s.has[S_FALSE_BUSY])
+			wrap_add(&w, "false_busy %s of %s audited (%s)",
+				 row_count(b[0], r, S_FALSE_BUSY, 12),
+				 row_count(b[1], r, S_AUDITED, 12),
+				 fitnum(b[2], ratio(r->s.v[S_FALSE_BUSY],
+						    r->s.v[S_AUDITED], 100.0),
+					2, "%", 8));
+		wrap_end(&w);
+	}
+}
 
 /*
  * The four tables of `stats`: outcome mix; scan, cost and shadow; wakeup
- * latency; placement quality.  Each is at most 78 columns wide.
+ * latency; placement quality.  Each is at most 78 columns wide.  Then the
+ * idle mask's lines.
  */
 static void text_tables(const struct view *v, bool rate, emit_fn emit)
 {
@@ -640,19 +744,23 @@ static void text_tables(const struct view *v, bool rate, emit_fn emit)
 		emit(l);
 	}
 
+	/* unplaced: not in tracked, UNPL% of both together */
 	emit("");
-	snprintf(l, sizeof(l), "%-12s %10s %9s %9s %9s %9s", "POLICY",
-		 rate ? "TRACKED/s" : "TRACKED", "LAT50", "LAT90", "LAT99",
-		 "LAT99.9");
+	snprintf(l, sizeof(l), "%-12s %10s %10s %6s %8s %8s %8s %8s", "POLICY",
+		 rate ? "TRACKED/s" : "TRACKED",
+		 rate ? "UNPLACED/s" : "UNPLACED", "UNPL%", "LAT50", "LAT90",
+		 "LAT99", "LAT99.9");
 	emit(l);
 	for (i = 0; i < v->n; i++) {
 		r = &v->r[i];
 		la = r->s.lat;
 		n = name_cell(nm, r->name, r->active, 12, emit);
-		o = snprintf(l, sizeof(l), "%-12s %10s", n, !la ? "-" :
-			     fitnum(b[8], la->count[0] / r->per, 0, "", 10));
+		o = snprintf(l, sizeof(l), "%-12s %10s %10s %6s", n, !la ? "-" :
+			     fitnum(b[8], la->count[0] / r->per, 0, "", 10),
+			     row_count(b[9], r, S_UNPLACED, 10),
+			     fitnum(b[10], r->d.unplaced_pct, 1, "%", 6));
 		for (k = 0; k < LAT_Q; k++)
-			o += snprintf(l + o, sizeof(l) - o, " %9s",
+			o += snprintf(l + o, sizeof(l) - o, " %8s",
 				      la ? fns(b[k], la->pct[0][k]) : "-");
 		emit(l);
 	}
@@ -671,9 +779,13 @@ static void text_tables(const struct view *v, bool rate, emit_fn emit)
 				      fitnum(b[k], r->d.q_pct[k], 1, "%", 8));
 		emit(l);
 	}
+	text_mask(v, rate, emit);
 }
 
-/* --outcomes: the nine latency rows of every shown policy. */
+/*
+ * --outcomes: the latency rows of every shown policy (all, the outcomes,
+ * unplaced), each with its stacked and missed-idle share.
+ */
 static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 {
 	char l[256], b[8][32], nm[WP_NAME_MAX + 2];
@@ -682,20 +794,23 @@ static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 	int i, k, q, o;
 
 	emit("");
-	snprintf(l, sizeof(l), "%-12s %10s %9s %9s %9s %9s", "OUTCOME",
-		 rate ? "COUNT/s" : "COUNT", "LAT50", "LAT90", "LAT99",
-		 "LAT99.9");
+	snprintf(l, sizeof(l), "%-12s %10s %7s %7s %8s %8s %8s %8s", "OUTCOME",
+		 rate ? "COUNT/s" : "COUNT", "STACKED", "MISSED", "LAT50",
+		 "LAT90", "LAT99", "LAT99.9");
 	emit(l);
 	for (i = 0; i < v->n; i++) {
 		r = &v->r[i];
 		la = r->s.lat;
 		emit(name_cell(nm, r->name, r->active, TEXT_W, emit));
 		for (k = 0; k < LAT_ROWS; k++) {
-			o = snprintf(l, sizeof(l), "  %-10s %10s", lat_row[k],
-				     !la ? "-" : fitnum(b[4], la->count[k] /
-							r->per, 0, "", 10));
+			o = snprintf(l, sizeof(l), "  %-10s %10s %7s %7s",
+				     lat_row[k], !la ? "-" :
+				     fitnum(b[4], la->count[k] / r->per, 0, "",
+					    10),
+				     fitnum(b[5], r->d.stk_pct[k], 1, "%", 7),
+				     fitnum(b[6], r->d.mis_pct[k], 1, "%", 7));
 			for (q = 0; q < LAT_Q; q++)
-				o += snprintf(l + o, sizeof(l) - o, " %9s",
+				o += snprintf(l + o, sizeof(l) - o, " %8s",
 					      la ? fns(b[q], la->pct[k][q]) :
 					      "-");
 			emit(l);
@@ -712,9 +827,10 @@ static void j_derived(const struct derived *d)
 #define OUT_PCT(v, e, name, col, tag, desc)	#name "_pct"
 	static const char *const names[N_OUTCOMES] = { WP_OUTCOMES(OUT_PCT) };
 	static const char *const qnames[N_QUALITY] = {
-		"stacked_pct", "double_picks_pct", "moved_pct", "migrated_pct",
-		"migrated_llc_pct",
+		"stacked_pct", "missed_idle_pct", "double_picks_pct",
+		"moved_pct", "migrated_pct", "migrated_llc_pct",
 	};
+	char key[64];
 	int i;
 
 	j_obj("derived");
@@ -730,6 +846,18 @@ static void j_derived(const struct derived *d)
 	j_num("shadow_agreement_pct", d->shadow_pct, 3);
 	for (i = 0; i < N_QUALITY; i++)
 		j_num(qnames[i], d->q_pct[i], 3);
+	j_num("unplaced_pct", d->unplaced_pct, 3);
+	/* per outcome, % of the outcome's tracked wakeups (latency count) */
+	for (i = 0; i < N_OUTCOMES; i++) {
+		snprintf(key, sizeof(key), "stacked_%s_pct", lat_row[1 + i]);
+		j_num(key, d->stk_pct[1 + i], 3);
+	}
+	for (i = 0; i < N_OUTCOMES; i++) {
+		snprintf(key, sizeof(key), "missed_%s_pct", lat_row[1 + i]);
+		j_num(key, d->mis_pct[1 + i], 3);
+	}
+	j_num("claim_lost_pct", d->claim_pct, 3);
+	j_num("stale_hint_pct", d->stale_pct, 3);
 	j_end();
 }
 
@@ -908,6 +1036,7 @@ static void human_cumulative(const struct stats_args *a,
 {
 	static struct view v;
 	struct wrap w;
+	int i;
 
 	wrap_start(&w, out_line, "");
 	wrap_add(&w, "active: %s", active_name(s) ? active_name(s) : "?");
@@ -918,9 +1047,10 @@ static void human_cumulative(const struct stats_args *a,
 		wrap_add(&w, "latency_sample: %lld", s->lat_sample);
 	else
 		wrap_add(&w, "latency_sample: -");
-	if (s->have_ctr && s->ctr_has[C_LAT_DROPPED])
-		wrap_add(&w, "lat_dropped: %llu",
-			 (unsigned long long)s->ctr[C_LAT_DROPPED]);
+	for (i = C_LAT_DROPPED; i < C_NKEYS; i++)
+		if (s->have_ctr && s->ctr_has[i])
+			wrap_add(&w, "%s: %llu", ckeys[i],
+				 (unsigned long long)s->ctr[i]);
 	wrap_end(&w);
 	build_view(a, s, NULL, false, false, &v);
 	text_tables(&v, false, out_line);
@@ -995,9 +1125,9 @@ static void report_interval(const struct stats_args *a, int k,
 		wrap_add(&w, "redirected %.0f", dc[C_REDIRECTED] / el);
 		wrap_add(&w, "handed_back %.0f", dc[C_HANDED_BACK] / el);
 		wrap_add(&w, "corrected %.0f", dc[C_CORRECTED] / el);
-		if (dhas[C_LAT_DROPPED])
-			wrap_add(&w, "lat_dropped %.0f",
-				 dc[C_LAT_DROPPED] / el);
+		for (i = C_LAT_DROPPED; i < C_NKEYS; i++)
+			if (dhas[i])
+				wrap_add(&w, "%s %.0f", ckeys[i], dc[i] / el);
 		wrap_end(&w);
 	}
 	text_tables(&v, true, out_line);

@@ -17,8 +17,9 @@
 enum { WP_OUTCOMES(CTL_OUT_ENUM), N_OUTCOMES };
 
 /* Lengths of the other tables in stats.c (checked there). */
-#define N_QUALITY	5	/* quality[]: the placement quality counters */
-#define LAT_ROWS	(1 + N_OUTCOMES)	/* "all", then the outcomes */
+#define N_QUALITY	6	/* quality[]: the placement quality counters */
+#define LAT_ROWS	(2 + N_OUTCOMES)	/* "all", the outcomes, "unplaced" */
+#define LAT_UNPLACED	(1 + N_OUTCOMES)	/* the row no policy places */
 #define LAT_Q		4	/* lat_q[]: the latency percentiles shown */
 
 /* The outcomes' short column headers (watch). */
@@ -32,15 +33,21 @@ enum {
 	S_SHADOW_COMPARED, S_SHADOW_AGREED,
 	/* from here on absent (null) with an older module */
 	S_TRACKED, S_STACKED, S_DOUBLE_PICKS, S_MOVED, S_MIGRATED,
-	S_MIGRATED_LLC, S_NKEYS
+	S_MIGRATED_LLC, S_MISSED_IDLE, S_UNPLACED,
+	S_STACKED_OUT,				/* stacked_<outcome> ... */
+	S_MISSED_OUT = S_STACKED_OUT + N_OUTCOMES,	/* missed_<outcome> */
+	/* the idle mask's staleness by cause; audited, false_busy: test builds */
+	S_STALE_PENDING = S_MISSED_OUT + N_OUTCOMES, S_STALE_RUNNING,
+	S_STALE_PREEMPTED, S_AUDITED, S_FALSE_BUSY, S_NKEYS
 };
 
 /* The keys of the counters file, as named in ckeys[] (stats.c). */
 enum {
 	C_CALLS, C_WAKEUPS, C_REDIRECTED, C_HANDED_BACK, C_CORRECTED, C_SLOW,
 	C_REVERTED, C_SWITCHES, C_REBUILDS, C_STALE,
-	/* from here on absent (null) with an older module */
-	C_LAT_DROPPED, C_NKEYS
+	/* from here on absent (null) with an older module or a non-test build */
+	C_LAT_DROPPED, C_IDLE_PENDING, C_REMARK_HELD, C_AUDITED, C_FALSE_BUSY,
+	C_NKEYS
 };
 
 struct lat {
@@ -75,6 +82,9 @@ struct snapshot {
 
 struct derived {
 	double out_pct[N_OUTCOMES];
+	double stk_pct[LAT_ROWS], mis_pct[LAT_ROWS];	/* % of each row's count */
+	double unplaced_pct;		/* % of tracked + unplaced */
+	double claim_pct, stale_pct;	/* claim_lost, stale_hint: % of picks */
 	double scan_len, rl_per_pick, xllc_pct, notprev_pct;
 	double p50, p99, mean, shadow_pct;
 	double q_pct[N_QUALITY];
@@ -128,6 +138,7 @@ int parse_interval(const char *s, double *d);
 int take_snapshot(struct snapshot *s);
 void snapshot_release(struct snapshot *s);
 const char *active_name(const struct snapshot *s);
+const char *counter_key(int i);		/* the name of C_<i> in counters */
 uint64_t sub(uint64_t cur, uint64_t prev);
 void build_view(const struct stats_args *a, const struct snapshot *c,
 		const struct snapshot *p, bool rates, bool keep_new,

@@ -81,8 +81,18 @@ fake_tunables() {
 # 2.5 and remote lines 3 per pick, cross-LLC 5 %, not-prev 60 %, cost p50
 # in bucket 8 (362 ns estimate), p99 in bucket 12 (5793 ns = 5.8us);
 # tracked = PICKS and, of those, stacked 25 %, double_picks 3 %, moved
-# 12.5 %, migrated 60 %, migrated_llc 4.5 % (all distinct).  With
-# FAKE_OLD=1 the body of a module without latency tracking (no tracked...).
+# 12.5 %, migrated 60 %, migrated_llc 4.5 %, missed_idle 10 % (all
+# distinct); unplaced PICKS / 4 (20 % of tracked + unplaced).  Per outcome,
+# against lat_hist_file's rows (target 600, prev 300, scan 100 at 1000
+# picks): stacked_target 15 % of PICKS (25 % of the row), stacked_prev 6 %
+# (20 %), stacked_scan 4 % (40 %); missed_target 6 % (10 %), missed_prev
+# 1.5 % (5 %), missed_scan 2.5 % (25 %); the others 0; they sum to
+# stacked and missed_idle.  With FAKE_OLD=1 the body of a module without
+# latency tracking (no tracked...); with FAKE_PRE_ORACLE=1 one with
+# tracked... but without missed_idle, unplaced and the per-outcome keys.
+# With FAKE_STALE=1 also the split of stale_hint (stale_pending,
+# stale_running, stale_preempted) and a test build's audited and
+# false_busy, at 0.
 stats_file() {
 	local p=$1 sc=${2:-0} sa=${3:-0}
 	local hist="" i o v
@@ -120,6 +130,32 @@ moved $((p / 8))
 migrated $((p * 60 / 100))
 migrated_llc $((p * 45 / 1000))
 EOF
+	if [ -z "${FAKE_OLD:-}" ] && [ -z "${FAKE_PRE_ORACLE:-}" ]; then
+		echo "missed_idle $((p / 10))"
+		echo "unplaced $((p / 4))"
+		for o in $FAKE_OUTCOMES; do
+			case $o in
+			target) v=$((p * 15 / 100)) ;;
+			prev)   v=$((p * 6 / 100)) ;;
+			scan)   v=$((p * 4 / 100)) ;;
+			*)      v=0 ;;
+			esac
+			echo "stacked_$o $v"
+		done
+		for o in $FAKE_OUTCOMES; do
+			case $o in
+			target) v=$((p * 6 / 100)) ;;
+			prev)   v=$((p * 15 / 1000)) ;;
+			scan)   v=$((p * 25 / 1000)) ;;
+			*)      v=0 ;;
+			esac
+			echo "missed_$o $v"
+		done
+	fi
+	if [ -n "${FAKE_STALE:-}" ]; then
+		printf 'stale_pending 0\nstale_running 0\nstale_preempted 0\n'
+		printf 'audited 0\nfalse_busy 0\n'
+	fi
 	hist=""
 	for i in $(seq 0 31); do
 		case $i in
@@ -157,10 +193,12 @@ rebuilds 1
 stale 0
 EOF
 	[ -n "${FAKE_OLD:-}" ] || echo "lat_dropped 12"
+	[ -z "${FAKE_STALE:-}" ] ||
+		printf 'idle_pending 5\nremark_held 6\naudited 700\nfalse_busy 8\n'
 }
 
 # The rows of latency/<p> and latency_hist/<p>, in their order.
-LAT_ROWS="all $FAKE_OUTCOMES"
+LAT_ROWS="all $FAKE_OUTCOMES unplaced"
 
 # lat_hist_file [N]: a latency_hist/<p> body (bench-scripts/src/llhist.h
 # text form) with 1000 samples in "all", plus N in bucket 700:
@@ -173,7 +211,8 @@ LAT_ROWS="all $FAKE_OUTCOMES"
 # Without N: p50 = 10 (rank 500 is the last of bucket 10), p90 = 145
 # (rank 900), p99 = 11391 (rank 990), p99.9 = 7405567 (rank 999).  The
 # outcomes split them: target 500@10 100@100, prev 300@100, scan 90@300
-# 9@600 1@895, local N@700; the others are empty.
+# 9@600 1@895, local N@700; the others are empty.  unplaced (not in
+# all): 250 in bucket 20 (20 ns).
 # shellcheck disable=SC2120 # the tests pass the optional N
 lat_hist_file() {
 	local n=${1:-0} x="" r
@@ -188,6 +227,7 @@ lat_hist_file() {
 		*)      echo "$r L6ns" ;;
 		esac
 	done
+	echo "unplaced L6ns;20:250"
 }
 
 # lat_file: the latency/<p> body that goes with lat_hist_file (no N).
@@ -202,6 +242,7 @@ lat_file() {
 		*)      echo "$r 0 0 0 0 0" ;;
 		esac
 	done
+	echo "unplaced 250 20 20 20 20"
 }
 
 # lat_empty: the latency_hist/<p> body of a policy without samples.

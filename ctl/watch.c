@@ -80,10 +80,16 @@ static void scr_emit(const char *line)
 }
 
 /*
- * 80 columns: an 11-character name (10 + "*"; a longer one gets a line of
+ * 80 columns: a 10-character name (9 + "*"; a longer one gets a line of
  * its own), then the interval's rates, outcome mix and cost; below, the
- * interval's wakeup latency and placement quality.
+ * interval's wakeup latency and placement quality, missed idle (the
+ * oracle) beside stacked.
  */
+/* The quality columns (stats.h's quality order), 5 characters each. */
+static const char *const qtag[N_QUALITY] = {
+	"STACK", "MISS", "DBL", "MOVED", "MIGR", "MGLLC",
+};
+
 static void draw(const struct snapshot *c, const struct snapshot *p,
 		 bool all, double interval)
 {
@@ -121,23 +127,24 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 			 (unsigned long long)c->ctr[C_CORRECTED]);
 		wrap_add(&w, "reverted %llu",
 			 (unsigned long long)c->ctr[C_REVERTED]);
-		if (c->ctr_has[C_LAT_DROPPED])
-			wrap_add(&w, "lat_dropped %llu",
-				 (unsigned long long)c->ctr[C_LAT_DROPPED]);
+		for (k = C_LAT_DROPPED; k < C_NKEYS; k++)
+			if (c->ctr_has[k])
+				wrap_add(&w, "%s %llu", counter_key(k),
+					 (unsigned long long)c->ctr[k]);
 	} else {
 		wrap_add(&w, "(rates after the first interval)");
 	}
 	wrap_end(&w);
 	sline("");
 	build_view(&a, c, p, true, true, &v);
-	o = snprintf(l, sizeof(l), "%-11s %7s", "POLICY", "PICKS/s");
+	o = snprintf(l, sizeof(l), "%-10s %7s", "POLICY", "PICKS/s");
 	for (k = 0; k < N_OUTCOMES; k++)
 		o += snprintf(l + o, sizeof(l) - o, " %4s", outcome_tag[k]);
 	sline("%s %7s %7s %4s", l, "COST50", "COST99", "SHDW");
 	for (i = 0; i < v.n; i++) {
 		r = &v.r[i];
-		n = name_cell(nm, r->name, r->active, 11, scr_emit);
-		o = snprintf(l, sizeof(l), "%-11s %7s", n,
+		n = name_cell(nm, r->name, r->active, 10, scr_emit);
+		o = snprintf(l, sizeof(l), "%-10s %7s", n,
 			     fitnum(b[0], r->s.v[S_PICKS] / r->per, 0, "", 7));
 		for (k = 0; k < N_OUTCOMES; k++)
 			o += snprintf(l + o, sizeof(l) - o, " %4s",
@@ -147,27 +154,29 @@ static void draw(const struct snapshot *c, const struct snapshot *p,
 		      fitnum(b[4], r->d.shadow_pct, 0, "%", 4));
 	}
 	sline("");
-	sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", "POLICY",
-	      "TRACKED/s", "LAT50", "LAT99", "LAT99.9", "STACK", "DOUBLE",
-	      "MOVED", "MIGR", "MIGLLC");
+	o = snprintf(l, sizeof(l), "%-10s %9s %7s %7s %7s", "POLICY",
+		     "TRACKED/s", "LAT50", "LAT99", "LAT99.9");
+	for (k = 0; k < N_QUALITY; k++)
+		o += snprintf(l + o, sizeof(l) - o, " %5s", qtag[k]);
+	sline("%s", l);
 	for (i = 0; i < v.n; i++) {
 		r = &v.r[i];
 		la = r->s.lat;
-		n = name_cell(nm, r->name, r->active, 11, scr_emit);
-		sline("%-11s %9s %7s %7s %7s %6s %6s %6s %6s %6s", n,
-		      la ? fitnum(b[0], la->count[0] / r->per, 0, "", 9) : "-",
-		      la ? fns(b[1], la->pct[0][0]) : "-",
-		      la ? fns(b[2], la->pct[0][2]) : "-",
-		      la ? fns(b[3], la->pct[0][3]) : "-",
-		      fitnum(b[4], r->d.q_pct[0], 1, "%", 6),
-		      fitnum(b[5], r->d.q_pct[1], 1, "%", 6),
-		      fitnum(b[6], r->d.q_pct[2], 1, "%", 6),
-		      fitnum(b[7], r->d.q_pct[3], 1, "%", 6),
-		      fitnum(b[8], r->d.q_pct[4], 1, "%", 6));
+		n = name_cell(nm, r->name, r->active, 10, scr_emit);
+		o = snprintf(l, sizeof(l), "%-10s %9s %7s %7s %7s", n,
+			     la ? fitnum(b[0], la->count[0] / r->per, 0, "",
+					 9) : "-",
+			     la ? fns(b[1], la->pct[0][0]) : "-",
+			     la ? fns(b[2], la->pct[0][2]) : "-",
+			     la ? fns(b[3], la->pct[0][3]) : "-");
+		for (k = 0; k < N_QUALITY; k++)
+			o += snprintf(l + o, sizeof(l) - o, " %5s",
+				      fitnum(b[4], r->d.q_pct[k], 1, "%", 5));
+		sline("%s", l);
 	}
 	view_free(&v);
 	sline("");
-	sline("q quit  a %s  (* active; %% of the interval's picks)",
+	sline("q quit  a %s  (* active; %% of the interval's picks, tracked)",
 	      all ? "busy policies only" : "all policies");
 	fputs("\033[J", stdout);
 	fflush(stdout);

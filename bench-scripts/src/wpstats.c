@@ -175,14 +175,15 @@ static void load_metrics(const char *path)
 			    lineno);
 		if (!strcmp(k, "throughput"))
 			d->kind = K_THR;
-		else if (!strcmp(k, "time") || !strcmp(k, "pct"))
+		else if (!strcmp(k, "time") || !strcmp(k, "pct") ||
+			 !strcmp(k, "count"))
 			d->kind = K_TIME;
 		else if (!strcmp(k, "hist"))
 			d->kind = K_HIST;
 		else if (!strcmp(k, "info"))
 			d->kind = K_INFO;
 		else
-			die("%s:%d: kind must be throughput, time, pct, hist or info",
+			die("%s:%d: kind must be throughput, time, pct, count, hist or info",
 			    path, lineno);
 	}
 	fclose(f);

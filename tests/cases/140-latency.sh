@@ -108,7 +108,10 @@ assert_ge "$big" $((n / 4)) "stacked: the wakee's waits of 2^20 ns or more"
 assert_ge "$hbig" "$big" "stacked: latency_hist/mirror prev samples >= 2^20 ns (all the wakee's are there)"
 
 # wakeplacectl reads the same figures from the real module: JSON with the
-# histograms, text within 80 columns.
+# histograms, text within 80 columns.  Tracking is paused meanwhile (no
+# probe counts), so that the sums of one read are exact: a read is not
+# atomic across CPUs.
+wp_write latency_sample 0 || fail "latency_sample 0 refused"
 "$WP_CTL" -j stats --outcomes > /tmp/wp140.json ||
 	fail "wakeplacectl -j stats --outcomes failed"
 python3 -c '
@@ -119,9 +122,35 @@ lat, n = m["latency"], int(sys.argv[2])
 assert lat["all"]["count"] >= n, lat["all"]
 assert lat["all"]["hist"].startswith("L6ns;"), lat["all"]["hist"][:40]
 assert m["tracked"] >= n and m["stacked"] <= m["tracked"], m
-' /tmp/wp140.json "$n" || fail "wakeplacectl -j stats: mirror's latency missing or wrong"
+# The oracle and unplaced, as the module counts them: integers, in order.
+outs = sys.argv[3].split()
+keys = ["missed_idle", "unplaced"] + ["stacked_" + o for o in outs] + \
+	["missed_" + o for o in outs]
+for p in d["policies"]:
+	for k in keys:
+		assert isinstance(p[k], int), (p["name"], k, p[k])
+	assert p["missed_idle"] <= p["stacked"] <= p["tracked"], p["name"]
+	assert sum(p["stacked_" + o] for o in outs) == p["stacked"], p["name"]
+	assert sum(p["missed_" + o] for o in outs) == p["missed_idle"], p["name"]
+	assert list(p["latency"])[-1] == "unplaced", list(p["latency"])
+	dv = p["derived"]
+	for k in ["missed_idle_pct", "unplaced_pct"] + \
+		["stacked_%s_pct" % o for o in outs] + ["missed_%s_pct" % o for o in outs]:
+		assert k in dv, (p["name"], k)
+	# derived per outcome: the tool divides by the latency row count
+	for o in outs:
+		c = p["latency"][o]["count"]
+		want = None if not c else round(100.0 * p["stacked_" + o] / c, 3)
+		got = dv["stacked_%s_pct" % o]
+		assert (got is None and want is None) or abs(got - want) < 0.002, (p["name"], o, got, want)
+	if p["tracked"]:
+		assert abs(dv["missed_idle_pct"] - 100.0 * p["missed_idle"] / p["tracked"]) < 0.002, dv
+assert m["stacked_prev"] >= n * 9 // 10, ("stacked on prev", m["stacked_prev"], n)
+' /tmp/wp140.json "$n" "$(src_outcomes | tr '\n' ' ')" ||
+	fail "wakeplacectl -j stats: mirror's latency or the oracle's keys missing or wrong"
 wide=$("$WP_CTL" stats --outcomes | awk 'length($0) > 80' | wc -l)
 assert_eq "$wide" 0 "wakeplacectl stats --outcomes: lines over 80 columns"
+wp_write latency_sample 1 || fail "latency_sample 1 refused"
 
 # 2. Idle: the same wakee, no spinner: its previous CPU is idle.
 for pol in idlemask stock; do

@@ -88,6 +88,53 @@ assert_gt "$rate" 0 "mirror picks/s"
 ctl_ok stats --policy mirror
 grep -q "^mirror\* " "$OUT" || fail "stats table lacks the active mirror row"
 
+# ---- the oracle and unplaced in the JSON, as the module counts them -------------------------
+# Tracking paused for the read (no probe counts meanwhile), so that one
+# read's keys are consistent: a read is not atomic across CPUs.
+ctl_ok -j stats --policy mirror --interval 1 --count 1
+assert_gt "$(jqo '.samples[0].policies[0].tracked')" 0 "mirror tracked wakeups in an interval under load"
+wp_write latency_sample 0 || fail "latency_sample 0 refused"
+ctl_ok -j stats --policy mirror
+wp_write latency_sample 1 || fail "latency_sample 1 refused"
+m='.policies[0]'
+for k in tracked stacked missed_idle unplaced; do
+	v=$(jqo "$m.$k")
+	[[ $v =~ ^[0-9]+$ ]] || fail "stats -j: mirror $k is '$v', not an integer"
+done
+for o in $(src_outcomes); do
+	for k in "stacked_$o" "missed_$o"; do
+		[[ $(jqo "$m.$k") =~ ^[0-9]+$ ]] || fail "stats -j: mirror $k is not an integer"
+		assert_eq "$(jqo "$m.derived | has(\"${k}_pct\")")" true "stats -j: derived.${k}_pct exists"
+	done
+done
+tr=$(jqo "$m.tracked") st=$(jqo "$m.stacked") mi=$(jqo "$m.missed_idle") un=$(jqo "$m.unplaced")
+log "mirror: tracked $tr stacked $st missed_idle $mi unplaced $un"
+assert_gt "$tr" 0 "stats -j: mirror tracked under load"
+assert_le "$mi" "$st" "stats -j: missed_idle <= stacked"
+assert_le "$st" "$tr" "stats -j: stacked <= tracked"
+assert_eq "$(jqo "[$m | to_entries[] | select(.key | test(\"^stacked_\")) | .value] | add")" "$st" "stats -j: stacked_<outcome> sum to stacked"
+assert_eq "$(jqo "[$m | to_entries[] | select(.key | test(\"^missed_\") and . != \"missed_idle\") | .value] | add")" "$mi" "stats -j: missed_<outcome> sum to missed_idle"
+assert_eq "$(jqo "$m.latency.all.count")" "$tr" "stats -j: latency all count = tracked"
+assert_eq "$(jqo "$m.latency.unplaced.count")" "$un" "stats -j: latency unplaced count = unplaced"
+assert_eq "$(jqo "$m.latency | keys_unsorted | last")" unplaced "stats -j: unplaced is the last latency row"
+assert_eq "$(jqo "$m.derived | (.missed_idle_pct - 100 * $mi / $tr | fabs) < 0.002")" true \
+	"stats -j: derived.missed_idle_pct = missed_idle / tracked"
+assert_eq "$(jqo "$m.derived | (.unplaced_pct - 100 * $un / ($tr + $un) | fabs) < 0.002")" true \
+	"stats -j: derived.unplaced_pct = unplaced / (tracked + unplaced)"
+# The split of stale_hint and the test build's audit: a number when the
+# module has the key, null when it does not.
+for k in stale_pending stale_running stale_preempted audited false_busy; do
+	if grep -q "^$k " "$SYS/stats/mirror"; then
+		[[ $(jqo "$m.$k") =~ ^[0-9]+$ ]] || fail "stats -j: $k is in stats/mirror but not a number"
+	else
+		assert_eq "$(jqo "$m.$k")" null "stats -j: $k absent from stats/mirror: null"
+	fi
+done
+ctl_ok stats --policy mirror --outcomes
+grep -Eq "^POLICY +STACKED +MISSED +DOUBLE" "$OUT" || fail "stats: no MISSED column beside STACKED"
+grep -Eq "^  unplaced +[0-9]" "$OUT" || fail "stats --outcomes: no unplaced row"
+assert_eq "$(awk 'length($0) > 80' "$OUT" | wc -l)" 0 "stats --outcomes: lines over 80 columns"
+
 # ---- bad input against the real module: refused, nothing changed -------------------------
 ctl policy set nope
 assert_eq "$RC" 2 "policy set unknown: exit 2"

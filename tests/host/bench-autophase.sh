@@ -104,6 +104,14 @@ check "results.csv: the fixed runs sample the better policy at 120, the worse at
 	eval 'grep -q ",noscan,tick,0.5,ops,120$" "$R/results.csv" && ! grep -q ",noscan,tick,0.5,ops,100$" "$R/results.csv" && grep -q ",stock,tick,2,ops,120$" "$R/results.csv" && ! grep -q ",noscan,tick,2,ops,120$" "$R/results.csv"'
 check "results.csv: the module's latency per phase (wp_lat) for auto and the fixed runs" \
 	eval 'grep -q ",auto,tick,2,wp_lat,L6ns;" "$R/results.csv" && grep -q ",noscan,tick,0.5,wp_lat,L6ns;" "$R/results.csv"'
+# The fake's stats: stock has nothing tracked, noscan 500 with 10% missed
+# idle and 125 unplaced (ctl/test-lib.sh's stats_file); auto ran both.
+check "results.csv: wp_missed_pct per phase: noscan and auto 10%, none for stock (nothing tracked)" \
+	eval 'grep -q ",noscan,tick,0.5,wp_missed_pct,10.0000$" "$R/results.csv" && grep -q ",auto,tick,2,wp_missed_pct,10.0000$" "$R/results.csv" && ! grep -q ",stock,tick,[0-9.]*,wp_missed_pct," "$R/results.csv"'
+check "results.csv: wp_unplaced per phase: stock 0, noscan 125, auto 125 (both policies' files)" \
+	eval 'grep -q ",stock,tick,2,wp_unplaced,0$" "$R/results.csv" && grep -q ",noscan,tick,2,wp_unplaced,125$" "$R/results.csv" && grep -q ",auto,tick,0.5,wp_unplaced,125$" "$R/results.csv"'
+check "regret.txt: wp_missed_pct (best noscan, regret +0.0) and wp_unplaced (best stock at 0: regret -)" \
+	eval 'grep -Eq "^tick +0.5 +wp_missed_pct +noscan +10 +auto +10 +\+0.0 " "$R/regret.txt" && grep -Eq "^tick +2 +wp_unplaced +stock +0 +auto +125 +- " "$R/regret.txt"'
 check "table.txt: stock is the baseline, auto compared" \
 	eval 'grep -q "baseline stock" "$R/table.txt" && grep -q "^tick .* ops .* auto " "$R/table.txt"'
 check "regret.txt: the best fixed policy is noscan at 0.5 and stock at 2" \

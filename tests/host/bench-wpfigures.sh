@@ -15,21 +15,28 @@ W=$TMPD/workloads F=$TMPD/sysfs
 mkdir -p "$W" "$F/latency_hist" "$F/stats"
 export FAKE_STATE=$TMPD/state RESETS=$TMPD/resets WP_SYSFS=$F
 
-# A fake module: stock stacks 5% of 200 tracked wakeups, fast 25% of 400;
-# the rows follow the spec (all, then the outcomes; stats keys in order),
-# every sample in handback.
-fake_policy() { # NAME ALL_HIST TRACKED STACKED DOUBLE MOVED MIGR MIGR_LLC
+# A fake module: stock stacks 5% of 200 tracked wakeups and misses an
+# idle CPU for 2%, 50 unplaced; fast stacks 25% of 400, misses 15%, 30
+# unplaced; the rows follow the spec (all, the outcomes, unplaced; stats
+# keys in order), every sample in handback.  Without MISSED and UNPLACED:
+# a module older than the oracle.
+fake_policy() { # NAME ALL_HIST TRACKED STACKED DOUBLE MOVED MIGR MIGR_LLC [MISSED UNPLACED]
 	{
 		echo "all $2"
 		for r in $OUTCOMES; do
 			if [ "$r" = handback ]; then echo "$r $2"; else echo "$r L6ns"; fi
 		done
+		[ -z "${10:-}" ] || echo "unplaced L6ns;20:${10}"
 	} >"$F/latency_hist/$1"
-	printf 'picks 9\nshadow_agreed 0\ntracked %s\nstacked %s\ndouble_picks %s\nmoved %s\nmigrated %s\nmigrated_llc %s\nscan_hist 0 1 2 3\n' \
-		"$3" "$4" "$5" "$6" "$7" "$8" >"$F/stats/$1"
+	{
+		printf 'picks 9\nshadow_agreed 0\ntracked %s\nstacked %s\ndouble_picks %s\nmoved %s\nmigrated %s\nmigrated_llc %s\n' \
+			"$3" "$4" "$5" "$6" "$7" "$8"
+		[ -z "${10:-}" ] || printf 'missed_idle %s\nunplaced %s\nstacked_handback %s\nmissed_handback %s\n' "$9" "${10}" "$4" "$9"
+		echo "scan_hist 0 1 2 3"
+	} >"$F/stats/$1"
 }
-fake_policy stock "L6ns;288:99;512:1" 200 10 2 4 50 5
-fake_policy fast "L6ns;288:80;512:20" 400 100 40 20 100 40
+fake_policy stock "L6ns;288:99;512:1" 200 10 2 4 50 5 4 50
+fake_policy fast "L6ns;288:80;512:20" 400 100 40 20 100 40 60 30
 : >"$F/stats/reset"
 
 # fake: records which policy's statistics were reset when it started.
@@ -70,10 +77,20 @@ C=$TMPD/ab1/results.csv
 check "ab: runs with the module's files (exit 0)" eval '[ $rc = 0 ] || { cat "$TMPD/ab1.err"; exit 1; }'
 check "ab: before every block the block's policy's statistics were reset" \
 	eval '[ "$(wc -l <"$RESETS")" = 20 ] && awk "\$1 != \$2 { bad = 1 } END { exit bad }" "$RESETS"'
-check "ab: per block one wp_lat, wp_tracked and five wp_*_pct rows" \
+check "ab: per block one wp_lat, wp_tracked, wp_unplaced and six wp_*_pct rows" \
 	awk -F, 'NR > 1 && $7 ~ /^wp_/ { n[$3]++; m[$7]++ } END {
-		for (b = 1; b <= 20; b++) if (n[b] != 7) { print "block", b, n[b]; exit 1 }
-		if (m["wp_lat"] != 20 || m["wp_migr_llc_pct"] != 20) exit 1 }' "$C"
+		for (b = 1; b <= 20; b++) if (n[b] != 9) { print "block", b, n[b]; exit 1 }
+		if (m["wp_lat"] != 20 || m["wp_migr_llc_pct"] != 20 || m["wp_missed_pct"] != 20 || m["wp_unplaced"] != 20) exit 1 }' "$C"
+check "ab: wp_missed_pct = missed_idle / tracked (stock 2, fast 15), wp_unplaced the count (50, 30)" \
+	awk -F, '($7 == "wp_missed_pct" && !(($4 == "stock" && $8 == 2) || ($4 == "fast" && $8 == 15))) ||
+		($7 == "wp_unplaced" && !(($4 == "stock" && $8 == 50) || ($4 == "fast" && $8 == 30))) { print; bad = 1 } END { exit bad }' "$C"
+check "ab: table rows wp_missed_pct 2 -> 15 (7.5x, *) and wp_unplaced 50 -> 30 (0.6x, *), each with its A/A row" \
+	eval 'grep -qE "^fake +1 +wp_missed_pct +lower +Amean +fast +10 +15 .* 7\.500 .*\*$" "$TMPD/ab1/table.txt" &&
+	      grep -qE "^fake +1 +wp_unplaced +lower +Amean +fast +10 +30 .* 0\.600 .*\*$" "$TMPD/ab1/table.txt" &&
+	      grep -qE "^fake +1 +wp_missed_pct +lower +- +A/A " "$TMPD/ab1/table.txt" &&
+	      grep -qE "^fake +1 +wp_unplaced +lower +- +A/A " "$TMPD/ab1/table.txt"'
+check "ab: stats.json has wp_missed_pct and wp_unplaced rows (compare and aa)" \
+	jq -e '[.rows[] | select(.metric == "wp_missed_pct" or .metric == "wp_unplaced") | .role] | (index("compare") != null and index("aa") != null and length == 6)' "$TMPD/ab1/stats.json"
 check "ab: the rows carry the block's policy, rep and the policy's figures" \
 	eval 'diff <(awk -F, "NR > 1 && \$7 == \"ops\" { print \$2, \$3, \$4 }" "$C" | sort -u) <(awk -F, "NR > 1 && \$7 == \"wp_lat\" { print \$2, \$3, \$4 }" "$C" | sort -u) &&
 	      awk -F, "\$7 == \"wp_stacked_pct\" && !((\$4 == \"stock\" && \$8 == 5) || (\$4 == \"fast\" && \$8 == 25)) { print; bad = 1 } END { exit bad }" "$C" &&
@@ -84,6 +101,16 @@ check "ab: table rows per policy: stacked % 5 -> 25 (*), latency p99 8.3 -> 1065
 	      grep -qE "^fake +1 +wp_migr_llc_pct +lower +- +A/A " "$TMPD/ab1/table.txt" && ! grep -q warning "$TMPD/ab1/wpstats.err"'
 check "ab: summary.json counts the blocks with module figures" \
 	jq -e '.module_figures_blocks == 20' "$TMPD/ab1/summary.json"
+
+# A module older than the oracle: no missed_idle nor unplaced, the rest.
+fake_policy stock "L6ns;288:99;512:1" 200 10 2 4 50 5
+fake_policy fast "L6ns;288:80;512:20" 400 100 40 20 100 40
+"${AB[@]}" -p "stock fast" -w fake -l 1 -r 1 -s 4 -o "$TMPD/ab0" >/dev/null 2>"$TMPD/ab0.err"
+rc=$?
+check "ab: a module without missed_idle/unplaced: no wp_missed_pct nor wp_unplaced rows, the others there" \
+	eval '[ $rc = 0 ] && ! grep -qE ",wp_(missed_pct|unplaced)," "$TMPD/ab0/results.csv" && grep -q ",wp_stacked_pct,25.0000$" "$TMPD/ab0/results.csv"'
+fake_policy stock "L6ns;288:99;512:1" 200 10 2 4 50 5 4 50
+fake_policy fast "L6ns;288:80;512:20" 400 100 40 20 100 40 60 30
 
 # An older module: stats/<policy> but no latency_hist/.  Nothing extra.
 mv "$F/latency_hist" "$F/latency_hist.off"
@@ -125,6 +152,12 @@ check "switchback: figures read after the stretch's settle window, before the ne
 		$7 == "wp_lat" { b = $3; if ($1 < s2[b] + 0.2 || (b < n && $1 > s1[b + 1])) { print; bad = 1 } } END { exit bad }' "$SC"
 check "switchback: wp_stacked_pct per stretch: stock 5, fast 25" \
 	awk -F, '$7 == "wp_stacked_pct" && !(($4 == "stock" && $8 == 5) || ($4 == "fast" && $8 == 25)) { print; bad = 1 } END { exit bad }' "$SC"
+check "switchback: wp_missed_pct (2, 15) and wp_unplaced (50, 30) per stretch, one each" \
+	awk -F, '$7 == "wp_missed_pct" { n++; if (!(($4 == "stock" && $8 == 2) || ($4 == "fast" && $8 == 15))) bad = 1 }
+		$7 == "wp_unplaced" { u++; if (!(($4 == "stock" && $8 == 50) || ($4 == "fast" && $8 == 30))) bad = 1 }
+		END { exit bad || n != 12 || u != 12 }' "$SC"
+check "switchback: the mmtests table has wp_missed_pct and wp_unplaced with their A/A rows" \
+	eval 'grep -q "^Amean     wp_missed_pct-1 " "$TMPD/sb.out" && grep -q "^A/A       wp_missed_pct-1 " "$TMPD/sb.out" && grep -q "^Amean     wp_unplaced-1 " "$TMPD/sb.out" && grep -q "^A/A       wp_unplaced-1 " "$TMPD/sb.out"'
 WP_SYSFS=$TMPD/nonexistent "${SB[@]}" -w tick -p "stock fast" -b 0.8 -S 0.2 -i 0.1 -n 1 \
 	--min-pairs 3 -s 5 --no-plot -o "$TMPD/sb2" >/dev/null 2>&1
 rc=$?

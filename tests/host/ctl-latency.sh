@@ -36,36 +36,47 @@ fits80() {
 # ---- cumulative ------------------------------------------------------------------------
 run stats
 read -ra F <<<"$(row mirror 3)"
-check "stats: mirror latency 1000 tracked, p50 10ns p90 145ns p99 11.4us p99.9 7.4ms" \
-	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror 1000 10ns 145ns 11.4us 7.4ms" ]'
+check "stats: mirror latency 1000 tracked, 250 unplaced (20.0% of both), p50 10ns p90 145ns p99 11.4us p99.9 7.4ms" \
+	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror 1000 250 20.0% 10ns 145ns 11.4us 7.4ms" ]'
 read -ra F <<<"$(row mirror 4)"
-check "stats: quality in % of tracked: stacked 25.0 double 3.0 moved 12.5 migrated 60.0 migrated_llc 4.5" \
-	eval '[ "${F[*]}" = "mirror 25.0% 3.0% 12.5% 60.0% 4.5%" ]'
+check "stats: quality in % of tracked: stacked 25.0 missed 10.0 double 3.0 moved 12.5 migrated 60.0 migrated_llc 4.5" \
+	eval '[ "${F[*]}" = "mirror 25.0% 10.0% 3.0% 12.5% 60.0% 4.5%" ]'
+check "stats: the quality header has MISSED right after STACKED" \
+	eval 'grep -Eq "^POLICY +STACKED +MISSED +DOUBLE +MOVED +MIGRATED +MIG-LLC$" "$OUT"'
 read -ra F <<<"$(row noscan 3)"
-check "stats: a policy without samples: 0 and dashes" eval '[ "${F[*]}" = "noscan 0 - - - -" ]'
+check "stats: a policy without latency samples: 0 and dashes, its unplaced still shown" eval '[ "${F[*]}" = "noscan 0 125 20.0% - - - -" ]'
 check "stats: header shows latency_sample and lat_dropped" \
 	eval 'grep -q "latency_sample: 1" "$OUT" && grep -q "lat_dropped: 12" "$OUT"'
 check "stats: no per-outcome rows without --outcomes" eval '! grep -q "^OUTCOME" "$OUT"'
 check "stats: every line fits in 80 columns" fits80 "$OUT"
 
 run stats --outcomes
-check "stats --outcomes: exit 0, nine rows per policy in the ABI order" \
+check "stats --outcomes: exit 0, ten rows per policy in the ABI order (unplaced last)" \
 	eval '[ $RC = 0 ] && [ "$(awk "/^mirror\$/ {f = 1; next} /^[^ ]/ {f = 0} f {printf \"%s \", \$1}" "$OUT")" = "$LAT_ROWS " ]'
 read -ra F <<<"$(outcome all)"
-check "stats --outcomes: all = the cumulative row" eval '[ "${F[*]}" = "all 1000 10ns 145ns 11.4us 7.4ms" ]'
+check "stats --outcomes: all = the cumulative row, stacked 25.0% missed 10.0% of tracked" \
+	eval '[ "${F[*]}" = "all 1000 25.0% 10.0% 10ns 145ns 11.4us 7.4ms" ]'
+check "stats --outcomes: header OUTCOME COUNT STACKED MISSED LAT50 ..." \
+	eval 'grep -Eq "^OUTCOME +COUNT +STACKED +MISSED +LAT50 +LAT90 +LAT99 +LAT99.9$" "$OUT"'
 read -ra F <<<"$(outcome target)"
-check "stats --outcomes: target 600 samples: p50 10ns, p90 145ns (rank 540 is past bucket 10's 500)" \
-	eval '[ "${F[*]}" = "target 600 10ns 145ns 145ns 145ns" ]'
+check "stats --outcomes: target 600 samples, stacked 150 (25.0%) missed 60 (10.0%): p50 10ns, p90 145ns (rank 540 is past bucket 10's 500)" \
+	eval '[ "${F[*]}" = "target 600 25.0% 10.0% 10ns 145ns 145ns 145ns" ]'
+read -ra F <<<"$(outcome prev)"
+check "stats --outcomes: prev 300 samples, stacked 60 (20.0%), missed 15 (5.0%)" \
+	eval '[ "${F[*]}" = "prev 300 20.0% 5.0% 145ns 145ns 145ns 145ns" ]'
 read -ra F <<<"$(outcome scan)"
-check "stats --outcomes: scan 100 samples: p99 7.4ms, p99.9 4.3s (the 2^32 ns bucket 895)" \
-	eval '[ "${F[*]}" = "scan 100 11.4us 11.4us 7.4ms 4.3s" ]'
+check "stats --outcomes: scan 100 samples, stacked 40.0% missed 25.0%: p99 7.4ms, p99.9 4.3s (the 2^32 ns bucket 895)" \
+	eval '[ "${F[*]}" = "scan 100 40.0% 25.0% 11.4us 11.4us 7.4ms 4.3s" ]'
 read -ra F <<<"$(outcome recent)"
-check "stats --outcomes: an empty row shows 0 and dashes" eval '[ "${F[*]}" = "recent 0 - - - -" ]'
+check "stats --outcomes: an empty row shows 0 and dashes" eval '[ "${F[*]}" = "recent 0 - - - - - -" ]'
+read -ra F <<<"$(outcome unplaced)"
+check "stats --outcomes: the unplaced row: 250 at 20ns, nothing stacked there (dashes)" \
+	eval '[ "${F[*]}" = "unplaced 250 - - 20ns 20ns 20ns 20ns" ]'
 check "stats --outcomes: the active stock has its rows too" eval '[ -n "$(outcome handback stock)" ]'
 check "stats --outcomes: every line fits in 80 columns" fits80 "$OUT"
 run stats -o --policy noscan
 check "stats -o --policy: only that policy's rows" \
-	eval '[ $RC = 0 ] && grep -q "^noscan$" "$OUT" && ! grep -q "^mirror" "$OUT" && [ $(grep -c "^  " "$OUT") = 9 ]'
+	eval '[ $RC = 0 ] && grep -q "^noscan$" "$OUT" && ! grep -q "^mirror" "$OUT" && [ $(grep -c "^  " "$OUT") = 10 ]'
 
 # ---- JSON --------------------------------------------------------------------------------
 run -j stats
@@ -77,7 +88,7 @@ check "stats -j: the raw histogram of every row, as the module wrote it" \
 	eval 'jqe ".policies[] | select(.name == \"mirror\") | .latency | .all.hist == \"L6ns;10:500;100:400;300:90;600:9;895:1\" and .target.hist == \"L6ns;10:500;100:100\" and .scan.hist == \"L6ns;300:90;600:9;895:1\" and .recent.hist == \"L6ns\""'
 check "stats -j: outcome rows: counts, percentiles, null without samples" \
 	eval 'jqe ".policies[] | select(.name == \"mirror\") | .latency | .target.count == 600 and .target.p90_ns == 145 and .scan.p999_ns == 4261412863 and .recent.count == 0 and .recent.p50_ns == null"'
-check "stats -j: schema: latency has the nine rows in order, each {count, p50_ns, p90_ns, p99_ns, p999_ns, hist}" \
+check "stats -j: schema: latency has the ten rows in order, each {count, p50_ns, p90_ns, p99_ns, p999_ns, hist}" \
 	eval 'jqe "[.policies[].latency | keys_unsorted == [$(printf "\"%s\"," $LAT_ROWS | sed "s/,\$//")] and ([.[] | keys_unsorted == [\"count\", \"p50_ns\", \"p90_ns\", \"p99_ns\", \"p999_ns\", \"hist\"] and (.hist | test(\"^L6ns(;[0-9]+:[0-9]+)*\$\"))] | all)] | all"'
 check "stats -j: quality counters are integers, their % in derived" \
 	eval 'jqe ".policies[] | select(.name == \"mirror\") | .tracked == 1000 and .stacked == 250 and .double_picks == 30 and .moved == 125 and .migrated == 600 and .migrated_llc == 45 and .derived.stacked_pct == 25 and .derived.double_picks_pct == 3 and .derived.moved_pct == 12.5 and .derived.migrated_pct == 60 and .derived.migrated_llc_pct == 4.5"'
@@ -86,6 +97,83 @@ check "stats -j: latency_sample and counters.lat_dropped" \
 check "stats -j: the existing keys are still there" \
 	eval 'jqe "(.policies[1] | has(\"picks\") and has(\"cost_hist\") and has(\"scan_hist\") and (.derived | has(\"cost_p99_ns\") and has(\"shadow_agreement_pct\"))) and has(\"sample_period\") and has(\"counters\") and has(\"shadow\") and has(\"state\")"'
 
+# ---- the oracle (missed_idle), unplaced, the idle mask's staleness ----------------------
+run -j stats
+check "stats -j: missed_idle, unplaced and the per-outcome keys are integers" \
+	eval 'jqe ".policies[] | select(.name == \"mirror\") | .missed_idle == 100 and .unplaced == 250 and .stacked_target == 150 and .stacked_scan == 40 and .stacked_recent == 0 and .missed_prev == 15 and .missed_local == 0"'
+check "stats -j: derived missed_idle_pct 10, unplaced_pct 20 (of tracked + unplaced)" \
+	eval 'jqe ".policies[] | select(.name == \"mirror\") | .derived | .missed_idle_pct == 10 and .unplaced_pct == 20 and .stacked_pct == 25"'
+check "stats -j: derived per outcome, % of the outcome's tracked (latency count); null without samples" \
+	eval 'jqe ".policies[] | select(.name == \"mirror\") | .derived | .stacked_target_pct == 25 and .missed_target_pct == 10 and .stacked_prev_pct == 20 and .missed_prev_pct == 5 and .stacked_scan_pct == 40 and .missed_scan_pct == 25 and .stacked_recent_pct == null and .missed_local_pct == null"'
+# shellcheck disable=SC2016 # jq's own variables
+check "stats -j: a derived pair for every outcome" \
+	eval 'jq -e "[.policies[0].derived as \$d | \$ARGS.positional[] as \$o | \$d | has(\"stacked_\" + \$o + \"_pct\") and has(\"missed_\" + \$o + \"_pct\")] | length == $(wc -w <<<"$FAKE_OUTCOMES") and all" --args $FAKE_OUTCOMES <"$OUT" >/dev/null'
+check "stats -j: latency.unplaced is the last row, 250 at 20ns" \
+	eval 'jqe "[.policies[] | select(.name == \"mirror\") | .latency | (keys_unsorted | last) == \"unplaced\" and .unplaced.count == 250 and .unplaced.p50_ns == 20] | all"'
+check "stats -j: the oracle's order holds in the fake: missed_idle <= stacked <= tracked" \
+	eval 'jqe "[.policies[] | .missed_idle <= .stacked and .stacked <= .tracked] | all"'
+check "stats -j: without the stale split and test keys they are null" \
+	eval 'jqe ".policies[0] | .stale_pending == null and .stale_running == null and .stale_preempted == null and .audited == null and .false_busy == null" && jqe ".counters | .idle_pending == null and .remark_held == null and .audited == null and .false_busy == null"'
+
+# The idle mask's line: only for a policy that used it.
+{ stats_file 1000; } | sed 's/^mask 0$/mask 300/; s/^claim_lost 0$/claim_lost 12/; s/^stale_hint 0$/stale_hint 7/' >"$T/stats/idlemask"
+lat_hist_file >"$T/latency_hist/idlemask"
+run stats
+mask_line() { awk '/^IDLE MASK/ { f = 1; next } f && /^$/ { f = 0 } f' "$OUT"; }
+check "stats: idle-mask line for idlemask only: claim_lost 12 (1.2%), stale_hint 7 (0.7%)" \
+	eval '[ $RC = 0 ] && [ "$(mask_line)" = "idlemask:  claim_lost 12 (1.2%)  stale_hint 7 (0.7%)" ]'
+check "stats: without the split keys no stale_pending/running/preempted nor false_busy" \
+	eval '! grep -Eq "stale_(pending|running|preempted)|false_busy|audited|idle_pending|remark_held" "$OUT"'
+check "stats: every line fits in 80 columns (with the idle-mask line)" fits80 "$OUT"
+rm "$T/stats/idlemask" "$T/latency_hist/idlemask"
+run stats
+check "stats: no policy used the idle mask: no IDLE MASK section" eval '[ $RC = 0 ] && ! grep -q "^IDLE MASK" "$OUT"'
+
+# With the stale split (and a test build's audit): shown, by name.
+FAKE_STALE=1 stats_file 1000 | sed 's/^mask 0$/mask 300/; s/^claim_lost 0$/claim_lost 12/; s/^stale_hint 0$/stale_hint 7/;
+	s/^stale_pending 0$/stale_pending 4/; s/^stale_running 0$/stale_running 2/; s/^stale_preempted 0$/stale_preempted 1/;
+	s/^audited 0$/audited 400/; s/^false_busy 0$/false_busy 3/' >"$T/stats/idlemask"
+FAKE_STALE=1 counters_file >"$T/counters"
+lat_hist_file >"$T/latency_hist/idlemask"
+run stats
+check "stats: with the split: stale_pending 4, stale_running 2, stale_preempted 1, false_busy 3 of 400 audited (0.75%)" \
+	eval '[ $RC = 0 ] && mask_line | tr "\n" " " | grep -Eq "^idlemask:  claim_lost 12 \(1.2%\)  stale_hint 7 \(0.7%\)  stale_pending 4 +stale_running 2 +stale_preempted 1 +false_busy 3 of 400 audited \(0.75%\)"'
+check "stats: the header shows the counters idle_pending, remark_held, audited, false_busy" \
+	eval 'grep -q "idle_pending: 5" "$OUT" && grep -q "remark_held: 6" "$OUT" && grep -q "audited: 700" "$OUT" && grep -q "false_busy: 8" "$OUT"'
+check "stats: every line fits in 80 columns (with the split)" fits80 "$OUT"
+run -j stats --policy idlemask
+check "stats -j: the split and the test keys by name, claim_lost_pct and stale_hint_pct" \
+	eval 'jqe ".policies[0] | .stale_pending == 4 and .stale_running == 2 and .stale_preempted == 1 and .audited == 400 and .false_busy == 3 and .derived.claim_lost_pct == 1.2 and .derived.stale_hint_pct == 0.7" && jqe ".counters | .idle_pending == 5 and .remark_held == 6 and .audited == 700 and .false_busy == 8"'
+: >"$OUT"; : >"$ERR"
+"$WP_CTL" -v stats --policy idlemask --interval 2 --count 1 >"$OUT" 2>"$ERR" &
+pid=$!
+wait_for grep -q "sampled 0" "$ERR"
+FAKE_STALE=1 stats_file 1000 | sed 's/^mask 0$/mask 300/; s/^claim_lost 0$/claim_lost 32/; s/^stale_hint 0$/stale_hint 7/;
+	s/^stale_pending 0$/stale_pending 4/; s/^stale_running 0$/stale_running 2/; s/^stale_preempted 0$/stale_preempted 1/;
+	s/^audited 0$/audited 400/; s/^false_busy 0$/false_busy 3/' | put "$T/stats/idlemask"
+wait "$pid"; RC=$?
+check "stats --interval: the mask line of the interval: 20 more claims lost, no picks: no %" \
+	eval '[ $RC = 0 ] && grep -q "^IDLE MASK (per second" "$OUT" && grep -Eq "^idlemask:  claim_lost [0-9.]+ \(-\)  stale_hint 0 \(-\)  stale_pending 0" "$OUT"'
+# Its first line fills exactly 80 columns: the next field starts a new one.
+check "stats --interval: a line filled to 80 columns wraps the next field (stale_preempted)" \
+	eval 'fits80 "$OUT" && grep -q "^    stale_preempted 0" "$OUT"'
+make_tree "$T"
+
+# A module with tracked... but older than the oracle: dashes and nulls.
+FAKE_PRE_ORACLE=1 make_tree "$T"
+run stats --outcomes
+read -ra F <<<"$(row mirror 3)"
+read -ra G <<<"$(row mirror 4)"
+check "pre-oracle module: unplaced and missed are dashes, the rest is there" \
+	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror 1000 - - 10ns 145ns 11.4us 7.4ms" ] && [ "${G[*]}" = "mirror 25.0% - 3.0% 12.5% 60.0% 4.5%" ]'
+read -ra F <<<"$(outcome target)"
+check "pre-oracle module: --outcomes rows without stacked/missed shares" \
+	eval '[ "${F[*]}" = "target 600 - - 10ns 145ns 145ns 145ns" ]'
+run -j stats
+check "pre-oracle module -j: missed_idle, unplaced, per-outcome keys and their % are null" \
+	eval '[ $RC = 0 ] && jqe ".policies[] | select(.name == \"mirror\") | .missed_idle == null and .unplaced == null and .stacked_target == null and .missed_scan == null and .derived.missed_idle_pct == null and .derived.unplaced_pct == null and .derived.stacked_target_pct == null and .derived.stacked_pct == 25"'
+make_tree "$T"
+
 # latency/ alone (no latency_hist/): the module's own percentiles.
 rm -r "$T/latency_hist"
 run -j stats --policy mirror
@@ -93,7 +181,7 @@ check "latency/ without latency_hist/: percentiles read from latency/<p>, hist n
 	eval '[ $RC = 0 ] && jqe ".policies[0].latency | .all.p99_ns == 11391 and .all.p999_ns == 7405567 and .target.p90_ns == 145 and .all.hist == null"'
 run stats --policy mirror
 read -ra F <<<"$(row mirror 3)"
-check "latency/ without latency_hist/: the same text row" eval '[ "${F[*]}" = "mirror 1000 10ns 145ns 11.4us 7.4ms" ]'
+check "latency/ without latency_hist/: the same text row" eval '[ "${F[*]}" = "mirror 1000 250 20.0% 10ns 145ns 11.4us 7.4ms" ]'
 make_tree "$T"
 printf 'all L6ns;10:x\n' >"$T/latency_hist/mirror"
 run -j stats --policy mirror
@@ -116,16 +204,18 @@ interval() { awk -v k="$1:" '/^# interval / { f = ($3 == k) } f' "$OUT"; }
 el=$(sed -n 's/^# interval 1: \([0-9.]*\) s.*/\1/p' "$OUT")
 read -ra F <<<"$(interval 1 | table_rows 3 | grep "^mirror")"
 check "stats --interval: latency of the interval's delta histogram (all 63.4ms)" \
-	eval '[ $RC = 0 ] && [ "${F[*]:2}" = "63.4ms 63.4ms 63.4ms 63.4ms" ]'
+	eval '[ $RC = 0 ] && [ "${F[*]:4}" = "63.4ms 63.4ms 63.4ms 63.4ms" ]'
+check "stats --interval: unplaced/s = 500 / elapsed, 20.0% of the interval's wakeups" \
+	eval 'awk -v r="${F[2]}" -v e="$el" "BEGIN { x = 500 / e; exit !(r >= x - 1 && r <= x + 1) }" && [ "${F[3]}" = 20.0% ]'
 check "stats --interval: tracked/s = 100 / elapsed (${el:-?} s)" \
 	eval 'awk -v r="${F[1]}" -v e="$el" "BEGIN { x = 100 / e; exit !(r >= x - 1 && r <= x + 1) }"'
 read -ra F <<<"$(interval 1 | table_rows 4 | grep "^mirror")"
 check "stats --interval: quality % of the interval's tracked (2000)" \
-	eval '[ "${F[*]}" = "mirror 25.0% 3.0% 12.5% 60.0% 4.5%" ]'
+	eval '[ "${F[*]}" = "mirror 25.0% 10.0% 3.0% 12.5% 60.0% 4.5%" ]'
 check "stats --interval --outcomes: local got the 100, target none" \
-	eval 'interval 1 | awk "\$1 == \"local\" && \$3 == \"63.4ms\" {l = 1} \$1 == \"target\" && \$2 == 0 && \$3 == \"-\" {t = 1} END {exit !(l && t)}"'
+	eval 'interval 1 | awk "\$1 == \"local\" && \$5 == \"63.4ms\" {l = 1} \$1 == \"target\" && \$2 == 0 && \$3 == \"-\" && \$5 == \"-\" {t = 1} END {exit !(l && t)}"'
 read -ra F <<<"$(interval 2 | table_rows 3 | grep "^mirror")"
-check "stats --interval: no new samples in interval 2: 0 and dashes" eval '[ "${F[*]}" = "mirror 0 - - - -" ]'
+check "stats --interval: no new samples in interval 2: 0 and dashes" eval '[ "${F[*]}" = "mirror 0 0 - - - - -" ]'
 check "stats --interval: every line fits in 80 columns" fits80 "$OUT"
 
 make_tree "$T"
@@ -173,7 +263,7 @@ read -ra F <<<"$(row mirror 3)"
 # shellcheck disable=SC2034 # read by the eval'd check below
 read -ra G <<<"$(row mirror 4)"
 check "old module: stats exits 0, latency and quality are dashes" \
-	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror - - - - -" ] && [ "${G[*]}" = "mirror - - - - -" ] && grep -q "latency_sample: -" "$OUT" && [ "$(outcome all)" = "  all                 -         -         -         -         -" ]'
+	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror - - - - - - -" ] && [ "${G[*]}" = "mirror - - - - - -" ] && grep -q "latency_sample: -" "$OUT" && [ "$(outcome all)" = "$(printf "  %-10s %10s %7s %7s %8s %8s %8s %8s" all - - - - - - -)" ]'
 # shellcheck disable=SC2034 # read by the eval'd check below
 read -ra F <<<"$(row mirror 1)"
 check "old module: the outcome mix is still there" eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ]'
@@ -211,7 +301,10 @@ huge_stats() { # huge_stats: every counter 2^64 - 1 but picks and tracked 1
 	local k
 	for k in picks $FAKE_OUTCOMES claim_lost stale_hint scanned remote_lines \
 		cross_llc not_prev cost_samples cost_ns shadow_compared shadow_agreed \
-		tracked stacked double_picks moved migrated migrated_llc; do
+		tracked stacked double_picks moved migrated migrated_llc missed_idle \
+		unplaced $(printf 'stacked_%s ' $FAKE_OUTCOMES) \
+		$(printf 'missed_%s ' $FAKE_OUTCOMES) \
+		stale_pending stale_running stale_preempted audited false_busy; do
 		case $k in picks | tracked) echo "$k 1" ;; *) echo "$k $U" ;; esac
 	done
 	echo "scan_hist$(printf " $U%.0s" $(seq 32))"
@@ -240,7 +333,7 @@ grow() { # grow DIR: the huge numbers, in place
 	stats_file 0 | sed "s/^picks 0/picks $U/" | put "$1/stats/$L2"
 	huge_lat | put "$1/latency_hist/$L1"
 	huge_lat | put "$1/latency_hist/$L2"
-	counters_file | sed "s/ .*/ $U/" | put "$1/counters"
+	FAKE_STALE=1 counters_file | sed "s/ .*/ $U/" | put "$1/counters"
 }
 make_big "$T"
 grow "$T"
@@ -292,8 +385,11 @@ wait_for screen_has "^POLICY *TRACKED/s"
 lat_hist_file 100 | put "$T/latency_hist/mirror"
 stats_file 2000 | put "$T/stats/mirror"
 # the latency row of mirror: name, tracked/s, p50, p99, p99.9, quality
-lat_row_ok() { cap; awk '$1 == "mirror" && $3 == "63.4ms" && $4 == "63.4ms" && $5 == "63.4ms" && $6 == "25.0%" {f = 1} END {exit !f}' "$OUT"; }
-check "watch: p50/p99/p99.9 of the interval's delta histogram and quality live" wait_for lat_row_ok
+# (stacked, missed idle, double, moved, migrated, migrated_llc)
+lat_row_ok() { cap; awk '$1 == "mirror" && $3 == "63.4ms" && $4 == "63.4ms" && $5 == "63.4ms" && $6 == "25.0%" && $7 == "10.0%" && $8 == "3.0%" {f = 1} END {exit !f}' "$OUT"; }
+check "watch: p50/p99/p99.9 of the interval's delta histogram and quality live, missed idle beside stacked" wait_for lat_row_ok
+check "watch: the quality header: STACK MISS DBL MOVED MIGR MGLLC" \
+	eval 'grep -Eq "^POLICY +TRACKED/s +LAT50 +LAT99 +LAT99.9 +STACK +MISS +DBL +MOVED +MIGR +MGLLC" "$OUT"'
 check "watch: back to dashes when nothing happens" \
 	eval 'wait_for screen_has "^mirror  *0  *-  *-  *-  *-"'
 tmux -L "$SOCK" kill-server 2>/dev/null

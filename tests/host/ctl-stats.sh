@@ -61,7 +61,7 @@ check "stats -j: one document, default selection" \
 	eval '[ $RC = 0 ] && json_ok && [ "$(jq -c "[.policies[].name]" "$OUT")" = "[\"stock\",\"mirror\",\"noscan\"]" ]'
 check "stats -j: raw counters are integers, histograms have 32 buckets" \
 	eval 'jq -e ".policies[1] | (.picks == 1000 and .scanned == 2500 and .remote_lines == 3000 and (.cost_hist|length) == 32 and (.scan_hist|length) == 32 and .cost_hist[8] == 60)" "$OUT" >/dev/null &&
-	      jq -e "[.counters[]] | all(type == \"number\" and . == floor)" "$OUT" >/dev/null &&
+	      jq -e "[.counters | del(.idle_pending, .remark_held, .audited, .false_busy)[]] | all(type == \"number\" and . == floor)" "$OUT" >/dev/null &&
 	      [ "$(jq -r .counters.calls "$OUT")" = 5000 ]'
 check "stats -j: derived values" \
 	eval 'jq -e ".policies[1].derived | (.target_pct == 40 and .handback_pct == 1 and .local_pct == 2 and .scan_length == 2.5 and .remote_lines_per_pick == 3 and .cross_llc_pct == 5 and .not_prev_pct == 60 and .cost_p50_ns == 362 and .cost_p99_ns == 5793 and .cost_mean_ns == 500 and .shadow_agreement_pct == null)" "$OUT" >/dev/null &&
@@ -168,8 +168,12 @@ mirror_rate() { # the first table's mirror row only
 }
 
 start_watch w1 -i 2
-check "watch: screen shows header, table and the policies with picks" \
-	eval 'wait_for screen_has w1 "^POLICY *PICKS/s" && grep -q "^stock\*" "$OUT" && grep -q "^mirror " "$OUT" && grep -q "^noscan " "$OUT" && grep -q "policy: stock  shadow: off  state: ok" "$OUT"'
+# The whole screen, not only its first lines: tmux may be captured while
+# the tool is still drawing (a tty's stdout is line-buffered).
+first_screen() {
+	screen_has w1 "^POLICY *PICKS/s" && grep -q "^stock\*" "$OUT" && grep -q "^mirror " "$OUT" && grep -q "^noscan " "$OUT" && grep -q "policy: stock  shadow: off  state: ok" "$OUT"
+}
+check "watch: screen shows header, table and the policies with picks" wait_for first_screen
 check "watch: table rows fit 80 columns (sline cuts longer ones there)" \
 	eval 'awk "/^(POLICY|stock|mirror|noscan) / && length > 80 {exit 1}" "$OUT"'
 check "watch: runs in the alternate screen" \
