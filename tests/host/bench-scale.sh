@@ -162,10 +162,12 @@ X
 		PATH=$TMPD/bin:$PATH VNG_ARGS=$TMPD/vng-$topo "$BENCH/vm" -k "$rel" -m "$TMPD/ko" -t "$topo" \
 			-o "$TMPD/vm-$topo" -- scale -l 0.9 >"$TMPD/vm-$topo.out" 2>&1
 		rc=$?
-		check "vm -t $topo: exit 0, $n CPUs, $mem, $smp, the scale command inside, its table printed" \
+		check "vm -t $topo: exit 0, $n CPUs, $mem, $smp, the scale command inside, its table printed, host.txt" \
 			eval '[ $rc = 0 ] && grep -qx -- "--cpus" "$TMPD/vng-$topo" && grep -qx -- "$n" "$TMPD/vng-$topo" &&
 			      grep -qx -- "$mem" "$TMPD/vng-$topo" && grep -q -- "$smp" "$TMPD/vng-$topo" &&
-			      grep -q "vm --guest .* scale -l 0.9" "$TMPD/vng-$topo" && grep -qx "fake table" "$TMPD/vm-$topo.out"'
+			      grep -q "vm --guest .* scale -l 0.9" "$TMPD/vng-$topo" && grep -qx "fake table" "$TMPD/vm-$topo.out" &&
+			      grep -qx "topology: $topo" "$TMPD/vm-$topo/host.txt" && grep -q "^command: bench-scripts/vm .*-t $topo .*-- scale -l 0.9" "$TMPD/vm-$topo/host.txt" &&
+			      grep -q "^load: " "$TMPD/vm-$topo/host.txt" && grep -q "^end: " "$TMPD/vm-$topo/host.txt"'
 	done
 	PATH=$TMPD/bin:$PATH VNG_ARGS=$TMPD/vng-x "$BENCH/vm" -k "$rel" -m "$TMPD/ko" -t llc64 -- scale >/dev/null 2>"$TMPD/vmx.err"
 	rc=$?
