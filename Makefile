@@ -109,7 +109,8 @@ targets: ctl bench tools
 stress: deps targets
 	tests/stress/run
 
-# The main command of the README: a short A/B and a live switch in a VM.
+# The main command of the README: placement on 16 CPUs, a short A/B and a
+# live switch, each in a VM.
 demo: deps targets
 	bench-scripts/demo
 
