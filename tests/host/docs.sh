@@ -169,7 +169,7 @@ check "make scale-docs SCALE=DIR: the run kept in docs/scale/KERNEL-TOPO, its ta
 	grep -qx "#### 6.1.0-99-test, llc16: 16 CPUs, 1 LLC of 16, no SMT" "$t/docs/perf.md" &&
 	grep -qxF "| 0.9 | mirror | 1000 | 10.00 | 5.00 (4.00-6.00) | 1.00 | 8.00 | 16.00 | 8.3 | 1065.0 |" "$t/docs/perf.md" &&
 	grep -qxF "| 0.9 | stock#1 (A/A) | 500 | 10.00 | 4.00 (4.00-4.00) | 1.00 | - | - | 8.3 | 8.3 |" "$t/docs/perf.md" &&
-	grep -q "^Host: 2 CPUs, 1-minute load 3.5 to 9.25 over 2 samples, 2 to 4 QEMU" "$t/docs/perf.md" &&
+	grep -q "^Host: 2 CPUs, 1-minute load 3.5 to 9.25 over 2 samples, 2 to 4 QEMU processes running" "$t/docs/perf.md" &&
 	[ "$(sed -n "/^#### 6.1.0-99-test/,/^####\|END generated: scale/p" "$t/docs/perf.md" | grep -c "^| 0.9 |")" = 2 ]'
 check "the tables are inside the markers only: the rest of perf.md unchanged" eval '
 	diff <(sed "/BEGIN generated: scale/,/END generated: scale/d" "$ROOT/docs/perf.md") <(sed "/BEGIN generated: scale/,/END generated: scale/d" "$t/docs/perf.md")'
