@@ -91,6 +91,14 @@ check: deps
 docs:
 	@scripts/gen-docs
 
+# The "Placement at real LLC sizes" tables of docs/perf.md from
+# bench-scripts/scale runs: SCALE="DIR..." (vm's -o DIR or a scale output
+# directory) adds or replaces runs in docs/scale/; without SCALE the tables
+# are rebuilt from what docs/scale/ holds.
+.PHONY: scale-docs
+scale-docs:
+	@scripts/gen-scale-docs $(SCALE)
+
 # The module for every target kernel that scripts/setup resolved (the host
 # may not run one of them), plus the userspace parts.
 TARGET_KERNELS = $(shell cat /var/lib/wakeplace/kernels 2>/dev/null)
@@ -101,7 +109,8 @@ targets: ctl bench tools
 stress: deps targets
 	tests/stress/run
 
-# The main command of the README: a short A/B and a live switch in a VM.
+# The main command of the README: placement on 16 CPUs, a short A/B and a
+# live switch, each in a VM.
 demo: deps targets
 	bench-scripts/demo
 

@@ -49,6 +49,16 @@ json_file_or_null() {
 	fi
 }
 
+# ab_guest_visible: dies (exit 2) when the checkout ($REPO) is under /tmp
+# or /var/tmp: a guest booted by virtme-ng mounts its own there and would
+# not see the tree it has to run.
+ab_guest_visible() {
+	case $(readlink -f "$REPO")/ in
+	/tmp/*|/var/tmp/*)
+		ab_die "the checkout $REPO is under /tmp or /var/tmp, which a VM guest cannot see: clone it elsewhere" ;;
+	esac
+}
+
 # ----------------------------------------------------------- random ---
 
 # A 64-bit LCG in bash arithmetic (wraps modulo 2^64): the same seed gives
@@ -203,6 +213,16 @@ ab_wp_reset() {
 	[ -r "$WP_SYSFS/latency_hist/$1" ] && [ -r "$WP_SYSFS/stats/$1" ] &&
 		[ -w "$WP_SYSFS/stats/reset" ] || return 1
 	{ printf '%s\n' "$1" >"$WP_SYSFS/stats/reset"; } 2>/dev/null
+}
+
+# ab_wp_snap POLICY DIR: one read of POLICY's stats/ and latency_hist/
+# files into DIR/stats/POLICY and DIR/latency_hist/POLICY, a tree of the
+# same shape as $WP_SYSFS (WP_SYSFS=DIR ab_wp_rows ... reads it): a
+# block's raw record, from which its rows and scale's counts both come.
+ab_wp_snap() {
+	mkdir -p "$2/stats" "$2/latency_hist" &&
+		cat "$WP_SYSFS/stats/$1" >"$2/stats/$1" &&
+		cat "$WP_SYSFS/latency_hist/$1" >"$2/latency_hist/$1"
 }
 
 # ab_wp_rows PREFIX POLICY...: CSV rows "PREFIX,metric,value" from the

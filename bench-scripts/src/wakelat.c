@@ -135,7 +135,12 @@ static void *msg_fn(void *arg)
 			__atomic_store_n(&w->state, 1, __ATOMIC_RELEASE);
 			futex_wake(&w->state, 1);
 		}
-		while ((p = __atomic_load_n(&m->pending, __ATOMIC_ACQUIRE)))
+		/*
+		 * A worker that saw stop before this round's post has left
+		 * and will never complete it: stop ends the wait too.
+		 */
+		while ((p = __atomic_load_n(&m->pending, __ATOMIC_ACQUIRE)) &&
+		       !__atomic_load_n(&stop, __ATOMIC_RELAXED))
 			futex_wait(&m->pending, p);
 	}
 	return NULL;

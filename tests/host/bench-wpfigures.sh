@@ -168,8 +168,10 @@ check "switchback: no module files: exit 0, no wp_ rows" \
 "$BENCH/demo" -n >"$TMPD/demo.plan" 2>&1
 # shellcheck disable=SC2034 # read by the eval'd check below
 rc=$?
-check "demo -n: the plan: 2-LLC ab of stock noscan idlemask, 5 ABBA rounds (30 blocks), then a switchback of p99" \
-	eval '[ $rc = 0 ] && grep -q "^vm -t llc2 -- ab -p stock\\\\ noscan\\\\ idlemask .*-r 5 " "$TMPD/demo.plan" &&
+check "demo -n: the plan: scale on llc16 (levels 0.75 0.9, 4 policies, 1 round: 16 blocks), 2-LLC ab of stock noscan idlemask, 5 ABBA rounds (30 blocks), then a switchback of p99" \
+	eval '[ $rc = 0 ] && grep -q "^vm -t llc16 -- scale .*-l 0.75\\\\ 0.9 -p stock\\\\ mirror\\\\ idlemask\\\\ idlecore -r 1 " "$TMPD/demo.plan" &&
+	      [ "$(grep -c "^scale [0-9]" "$TMPD/demo.plan")" = 16 ] &&
+	      grep -q "^vm -t llc2 -- ab -p stock\\\\ noscan\\\\ idlemask .*-r 5 " "$TMPD/demo.plan" &&
 	      grep -q "^vm -t llc2 -- switchback .*-m p99_us" "$TMPD/demo.plan" && [ "$(grep -c "^[0-9]" "$TMPD/demo.plan")" = 30 ]' 
 # A fake VM runner writes what the real one leaves behind.
 cat >"$TMPD/fakevm" <<'X'
@@ -191,6 +193,6 @@ rc2=$?
 # shellcheck disable=SC2034 # read by the eval'd check below
 second=$(readlink "$TMPD/demo/latest")
 check "demo twice: both succeed, each in a fresh directory, latest -> the second" \
-	eval '[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$first" ] && [ "$first" != "$second" ] && [ -f "$TMPD/demo/$first/ab/run/table.txt" ] && [ -f "$TMPD/demo/latest/switchback/run/table.txt" ]'
+	eval '[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ -n "$first" ] && [ "$first" != "$second" ] && [ -f "$TMPD/demo/$first/scale/run/table.txt" ] && [ -f "$TMPD/demo/$first/ab/run/table.txt" ] && [ -f "$TMPD/demo/latest/switchback/run/table.txt" ]'
 
 t_done

@@ -10,8 +10,10 @@
 # description, default, list.h order or outcome makes the committed docs stale (the
 # check can fail); a policy without a description, a tunable without a
 # meaning, a missing policy file or marker makes the generator fail without
-# writing anything.  The completion does not list policies (it reads
-# available_policies).  Prints TAP.
+# writing anything.  The scale tables of perf.md follow from the runs kept
+# in docs/scale/ (scripts/gen-scale-docs; none kept is fine), and a
+# fixture run becomes its table.  The completion does not list policies
+# (it reads available_policies).  Prints TAP.
 # shellcheck disable=SC2016,SC2034,SC2317 # eval bodies expand later; the
 # helpers are called through check
 set -uo pipefail
@@ -139,6 +141,49 @@ refused "an unknown key in the \"For the docs\" comment: fails, writes nothing" 
 	"prevsmt.c:.*expected" module/policies/prevsmt.c 's/^ \* idea: van Riel$/ * ideas: van Riel/'
 refused "a missing END marker: fails, writes nothing" \
 	"no \"END generated: tunables\"" docs/sysfs-kernel-wakeplace '/END generated: tunables/d'
+
+# ---- the scale tables (scripts/gen-scale-docs) ----------------------------------
+# stree NAME: a copy of perf.md and the kept runs (docs/scale/).
+stree() {
+	local t=$TMP/$1
+	mkdir -p "$t/docs"
+	cp "$ROOT/docs/perf.md" "$t/docs/"
+	[ -d "$ROOT/docs/scale" ] && cp -r "$ROOT/docs/scale" "$t/docs/"
+	echo "$t"
+}
+sgen() { local t=$1; shift; "$ROOT/scripts/gen-scale-docs" -t "$t" "$@" >"$t/gen.out" 2>"$t/gen.err"; }
+t=$(stree sfresh)
+check "the committed scale tables follow from docs/scale/ (else run make scale-docs)" eval '
+	sgen "$t" && diff -u --label "docs/perf.md (committed)" --label "docs/perf.md (make scale-docs)" "$ROOT/docs/perf.md" "$t/docs/perf.md"'
+# A fixture run as vm leaves it: DIR/host.txt and DIR/run/scale.{tsv,json}.
+R=$TMP/run1
+mkdir -p "$R/run"
+printf 'topology: llc16\ncommand: bench-scripts/vm -t llc16 -- scale\nhost_cpus: 2\nload: 07:00:00 3.5 2\nload: 07:00:30 9.25 4\n' >"$R/host.txt"
+printf 'level\tpolicy\trole\tblocks\tno_figures\ttracked\tstacked\tmissed_idle\tdouble_picks\tpicks\tscanned\tremote_lines\tunplaced\tstacked_pct\tmissed_pct\tmissed_pct_min\tmissed_pct_max\tdouble_pct\tscanned_per_pick\tlines_per_pick\tp50_us\tp99_us\n' >"$R/run/scale.tsv"
+printf '0.9\tmirror\tcompare\t10\t0\t1000\t100\t50\t10\t500\t4000\t8000\t7\t10.00\t5.00\t4.00\t6.00\t1.00\t8.00\t16.00\t8.3\t1065.0\n0.9\tstock#1\taa\t5\t0\t500\t50\t20\t5\t0\t0\t0\t3\t10.00\t4.00\t4.00\t4.00\t1.00\t-\t-\t8.3\t8.3\n' >>"$R/run/scale.tsv"
+cpus=$(for i in $(seq 0 15); do printf '%s{"cpu": %d, "core_id": %d, "package_id": 0, "siblings": "%d", "llc_level": 3, "llc_cpus": "0-15"}' "$([ "$i" -gt 0 ] && echo ,)" "$i" "$i" "$i"; done)
+printf '{"tool": "wakeplace-scale", "kernel": "6.1.0-99-test", "cpus": 16, "finished": "2026-12-03T08:00:00Z", "workload": "wakelat:-b8", "reps": 5, "warmup_s": 1, "duration_s": 6, "seed": 7, "failed_blocks": 0, "blocks_without_figures": 0, "command": "/x/scale -l 0.9", "topology": {"online": "0-15", "cpus": [%s]}}\n' "$cpus" >"$R/run/scale.json"
+t=$(stree sfix)
+check "make scale-docs SCALE=DIR: the run kept in docs/scale/KERNEL-TOPO, its table in perf.md" eval '
+	sgen "$t" "$R" && [ -f "$t/docs/scale/6.1.0-99-test-llc16/scale.tsv" ] && [ -f "$t/docs/scale/6.1.0-99-test-llc16/host.txt" ] &&
+	grep -qx "#### 6.1.0-99-test, llc16: 16 CPUs, 1 LLC of 16, no SMT" "$t/docs/perf.md" &&
+	grep -qxF "| 0.9 | mirror | 1000 | 10.00 | 5.00 (4.00-6.00) | 1.00 | 8.00 | 16.00 | 8.3 | 1065.0 |" "$t/docs/perf.md" &&
+	grep -qxF "| 0.9 | stock#1 (A/A) | 500 | 10.00 | 4.00 (4.00-4.00) | 1.00 | - | - | 8.3 | 8.3 |" "$t/docs/perf.md" &&
+	grep -q "^Host: 2 CPUs, 1-minute load 3.5 to 9.25 over 2 samples, 2 to 4 QEMU processes running" "$t/docs/perf.md" &&
+	[ "$(sed -n "/^#### 6.1.0-99-test/,/^####\|END generated: scale/p" "$t/docs/perf.md" | grep -c "^| 0.9 |")" = 2 ]'
+check "the tables are inside the markers only: the rest of perf.md unchanged" eval '
+	diff <(sed "/BEGIN generated: scale/,/END generated: scale/d" "$ROOT/docs/perf.md") <(sed "/BEGIN generated: scale/,/END generated: scale/d" "$t/docs/perf.md")'
+sed -i 's/\t5.00\t4.00\t6.00/\t7.50\t4.00\t9.00/' "$R/run/scale.tsv"
+check "a second run of the same kernel and topology replaces the first; again: nothing written" eval '
+	sgen "$t" "$R" && grep -qxF "| 0.9 | mirror | 1000 | 10.00 | 7.50 (4.00-9.00) | 1.00 | 8.00 | 16.00 | 8.3 | 1065.0 |" "$t/docs/perf.md" &&
+	! grep -q "5.00 (4.00-6.00)" "$t/docs/perf.md" && [ "$(ls "$t/docs/scale" | wc -l)" = "$(( $(ls "$ROOT/docs/scale" 2>/dev/null | wc -l) + 1 ))" ] &&
+	sgen "$t" && [ ! -s "$t/gen.out" ]'
+cp "$t/docs/perf.md" "$TMP/perf.before"
+check "a run without scale.tsv: fails naming it, writes nothing" eval '
+	! sgen "$t" "$R" "$TMP/nothing" && grep -q "nothing: no scale.tsv" "$t/gen.err" && cmp "$TMP/perf.before" "$t/docs/perf.md"'
+sed -i "/END generated: scale/d" "$t/docs/perf.md"
+check "a missing END marker: fails, writes nothing" eval '
+	cp "$t/docs/perf.md" "$TMP/perf.before" && ! sgen "$t" "$R" && grep -q "no \"END generated: scale\"" "$t/gen.err" && cmp "$TMP/perf.before" "$t/docs/perf.md"'
 
 # ---- the rest does not list policies by hand ---------------------------------
 check "the bash completion reads the policy names at run time" eval '
