@@ -17,23 +17,10 @@
 
 N=$(st_param hotplug 2)
 st_init hotplug "$N" "$(st_param hotplug_s 30)"
-sys=/sys/devices/system/cpu
-hp=()
-for c in $(online_cpus); do
-	[ -w "$sys/cpu$c/online" ] && hp+=("$c")
-done
-[ ${#hp[@]} -gt 0 ] || skip "no hotpluggable CPU"
+sys=$CPU_SYS
+hotplug_init
+hp=("${HP[@]}")
 log "hotpluggable CPUs: ${hp[*]}"
-
-# Whatever happens, every CPU comes back online.
-online_all() {
-	local c
-	for c in "${hp[@]}"; do
-		read -r v < "$sys/cpu$c/online"
-		[ "$v" = 1 ] || echo 1 > "$sys/cpu$c/online"
-	done
-}
-at_exit online_all
 
 wp_load policy=idlemask
 # Attached once: recording is switched with tracing_on, not by toggling the

@@ -16,21 +16,9 @@
 
 N=$(st_param hotplug_pol 1)
 st_init hotplug-handback "$N" 0
-sys=/sys/devices/system/cpu
-hp=()
-for c in $(online_cpus); do
-	[ -w "$sys/cpu$c/online" ] && hp+=("$c")
-done
-[ ${#hp[@]} -gt 0 ] || skip "no hotpluggable CPU"
-
-online_all() {
-	local c v
-	for c in "${hp[@]}"; do
-		read -r v < "$sys/cpu$c/online"
-		[ "$v" = 1 ] || echo 1 > "$sys/cpu$c/online"
-	done
-}
-at_exit online_all
+sys=$CPU_SYS
+hotplug_init
+hp=("${HP[@]}")
 
 wp_load
 [ -w "$WP_PARAMS/test_fault" ] || fail "no test_fault parameter: not a test build"

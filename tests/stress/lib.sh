@@ -109,6 +109,32 @@ st_write() {
 		> "$WP_OUT/stress.rec"
 }
 
+# ------------------------------------------------------------- hotplug ---
+
+CPU_SYS=/sys/devices/system/cpu
+
+# hotplug_init: array HP of the online CPUs that can go offline (cpu0
+# has no "online" file on x86), skip without one; every one of them comes
+# back online at exit, whatever happens.
+hotplug_init() {
+	local c
+	HP=()
+	for c in $(online_cpus); do
+		[ -w "$CPU_SYS/cpu$c/online" ] && HP+=("$c")
+	done
+	[ ${#HP[@]} -gt 0 ] || skip "no hotpluggable CPU"
+	at_exit online_all
+}
+
+# online_all: every CPU of HP online again.
+online_all() {
+	local c v
+	for c in "${HP[@]}"; do
+		read -r v < "$CPU_SYS/cpu$c/online"
+		[ "$v" = 1 ] || echo 1 > "$CPU_SYS/cpu$c/online"
+	done
+}
+
 # ------------------------------------------------------------ counters ---
 
 # counter KEY: a hook counter (0 when the module is not loaded).
