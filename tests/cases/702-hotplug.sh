@@ -44,12 +44,8 @@ while st_more; do
 	sysw "$WP_S/policy" "$pol" || st_bad "cycle $i: switch to $pol refused"
 
 	# A random non-empty subset of the hotpluggable CPUs.
-	off=()
-	while [ ${#off[@]} = 0 ]; do
-		for c in "${hp[@]}"; do
-			((RANDOM % 2)) && off+=("$c")
-		done
-	done
+	hotplug_pick
+	off=("${OFF[@]}")
 	rb=$(counter rebuilds)
 	for c in "${off[@]}"; do
 		sysw "$sys/cpu$c/online" 0 || st_bad "cycle $i: cannot offline cpu$c"

@@ -135,6 +135,17 @@ online_all() {
 	done
 }
 
+# hotplug_pick: array OFF, a random non-empty subset of HP.
+hotplug_pick() {
+	local c
+	OFF=()
+	while [ ${#OFF[@]} = 0 ]; do
+		for c in "${HP[@]}"; do
+			((RANDOM % 2)) && OFF+=("$c")
+		done
+	done
+}
+
 # ------------------------------------------------------------ counters ---
 
 # counter KEY: a hook counter (0 when the module is not loaded).

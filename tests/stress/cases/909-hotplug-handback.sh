@@ -71,12 +71,8 @@ while st_more; do
 		sysw "$WP_S/policy" "$pol" || { st_bad "switch to $pol refused"; continue; }
 		# A random non-empty subset goes down and comes back, twice.
 		for _ in 1 2; do
-			off=()
-			while [ ${#off[@]} = 0 ]; do
-				for c in "${hp[@]}"; do
-					((RANDOM % 2)) && off+=("$c")
-				done
-			done
+			hotplug_pick
+			off=("${OFF[@]}")
 			for c in "${off[@]}"; do
 				sysw "$sys/cpu$c/online" 0 || st_bad "$pol: cannot offline cpu$c"
 			done
