@@ -280,13 +280,14 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 ssize_t wp_last_switch_show(char *buf)
 {
 	return sysfs_emit(buf,
-			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\n",
+			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\nidle_build_us %llu\n",
 			  READ_ONCE(wp_times.hook_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.init_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.publish_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.total_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.grace_ns) / NSEC_PER_USEC,
-			  READ_ONCE(wp_times.teardown_ns) / NSEC_PER_USEC);
+			  READ_ONCE(wp_times.teardown_ns) / NSEC_PER_USEC,
+			  wp_idle_build_us());
 }
 
 /* Names from sysfs or module parameters: printable, short, one token. */
@@ -419,10 +420,28 @@ static void wp_revert_irq(struct irq_work *iw)
 }
 static DEFINE_IRQ_WORK(wp_revert_iw, wp_revert_irq);
 
+/* A trip on a dying CPU, whose revert is left to the next wakeup. */
+static int wp_revert_orphan;
+
 /* Called once per trip, from the wakeup path (IRQs off). */
 notrace void wp_request_revert(void)
 {
-	irq_work_queue(&wp_revert_iw);
+	if (wp_irq_work_ok())
+		irq_work_queue(&wp_revert_iw);
+	else
+		WRITE_ONCE(wp_revert_orphan, 1);
+}
+
+/**
+ * wp_request_revert_again() - queue the revert of a trip that happened on
+ * a dying CPU (wp_irq_work_ok()).  Called by the hook on wakeups that find
+ * a trip set (IRQs off).
+ */
+notrace void wp_request_revert_again(void)
+{
+	if (unlikely(READ_ONCE(wp_revert_orphan)) && wp_irq_work_ok() &&
+	    xchg(&wp_revert_orphan, 0))
+		irq_work_queue(&wp_revert_iw);
 }
 
 /*

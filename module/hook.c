@@ -360,8 +360,10 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (!(flags & WP_WF_TTWU))
 		return;
 	wp_count(WP_C_WAKEUPS);
-	if (READ_ONCE(wp_tripped))
+	if (READ_ONCE(wp_tripped)) {
+		wp_request_revert_again();
 		return;
+	}
 
 	p = (struct task_struct *)wp_fregs_arg(fregs, 0);
 	prev = (int)wp_fregs_arg(fregs, 1);

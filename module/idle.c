@@ -16,17 +16,25 @@
  * the CPUs its state was built with (wp_llc_of()).
  *
  * It exists while a policy that needs it is active or shadowed, and a few
- * seconds after (a quick switch back finds it running).  Its sched_switch
+ * seconds after (a quick switch back finds it running).  It is started and
+ * stopped by one work item, never by the writer of a switch: starting it
+ * waits for the CPU hotplug lock (tracepoint static keys, the hotplug
+ * callbacks, the build), which CPU hotplug can hold for seconds.  Until
+ * the first state is published, picks find none and hand back (counted
+ * as unbuilt).  Its sched_switch
  * probe also passes every switch to the policies' context_switch hooks
  * (wp_policies_context_switch()); what they keep is theirs.
  */
 #include <linux/cpuhotplug.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
@@ -38,20 +46,30 @@
 
 struct wp_idle_state __rcu *wp_idle_st;
 
+/*
+ * wp_idle_lock guards the users count and is never held across a wait: it
+ * is all a switch takes.  wp_idle_mutex serialises the state's
+ * publication (the start, the rebuild work, the teardown).
+ */
+static DEFINE_SPINLOCK(wp_idle_lock);
 static DEFINE_MUTEX(wp_idle_mutex);
 static unsigned int wp_idle_users;
-static bool wp_idle_dying;
-/* Probes and state running; changed only by wp_idle_get() and the work. */
+/* Probes, callbacks and state running: changed only by wp_idle_work. */
 static bool wp_idle_up;
+/* Rebuilds allowed (under wp_idle_mutex): between start and teardown. */
+static bool wp_idle_live;
 static unsigned long wp_rebuild_pending;
 static struct tracepoint *wp_tp_switch, *wp_tp_cpu_idle;
 static bool wp_on_switch, wp_on_cpu_idle;
 static enum cpuhp_state wp_cpuhp_state;
+/* When the first user asked, and how long until its state was published. */
+static u64 wp_idle_asked_ns, wp_idle_build_ns;
 
 /*
  * How long the state outlives its last user: long enough that switching
  * through other policies and back (a storm, an A/B run) does not restart
- * it, which waits for the CPU hotplug lock and patches tracepoints.
+ * it, which waits for the CPU hotplug lock and patches tracepoints, and
+ * picks hand back until it is built.
  */
 #define WP_IDLE_LINGER_MS 10000
 
@@ -80,7 +98,26 @@ static __always_inline bool wp_test_preempted_cpu(int cpu)
 {
 	return cpu == READ_ONCE(wp_test_preempted);
 }
+
+/*
+ * Test builds only: the start waits, holding the CPU hotplug lock, while
+ * this is set (at most a minute), as it would behind a long hotplug: a
+ * switch must complete meanwhile, its picks handing back as unbuilt.
+ */
+static bool wp_test_hold_start;
+module_param_named(test_hold_idle_start, wp_test_hold_start, bool, 0644);
+MODULE_PARM_DESC(test_hold_idle_start, "TEST BUILD: the idle state's start holds the CPU hotplug lock while set (at most 60 s)");
+
+static void wp_test_hold(void)
+{
+	int i;
+
+	for (i = 0; i < 600 && READ_ONCE(wp_test_hold_start); i++)
+		msleep(100);
+}
 #else
+static void wp_test_hold(void) { }
+
 static __always_inline bool wp_test_preempted_cpu(int cpu)
 {
 	return false;
@@ -192,23 +229,33 @@ static unsigned long *wp_line_bitmap(void)
 	return wp_line_alloc(BITS_TO_LONGS(nr_cpu_ids) * sizeof(long));
 }
 
-/* Build the state for the LLCs as the kernel has them now. */
+/*
+ * Build the state for the LLCs as the kernel has them now.  The domains
+ * are read once, in one RCU read side (a cpuset rebuild frees them after a
+ * grace period), into @key: each online CPU's LLC key; the allocations
+ * follow outside it.
+ */
 static struct wp_idle_state *wp_state_build(void)
 {
 	struct wp_idle_state *st;
 	int cpu, i, n = 0;
-	int *ids;
+	int *ids, *key;
 
-	ids = kcalloc(nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
+	ids = kcalloc(2 * nr_cpu_ids, sizeof(*ids), GFP_KERNEL);
 	if (!ids)
 		return NULL;
-	for_each_online_cpu(cpu) {
-		int id = wp_llc_key(cpu);
-
-		for (i = 0; i < n && ids[i] != id; i++)
+	key = ids + nr_cpu_ids;
+	rcu_read_lock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		key[cpu] = cpu_online(cpu) ? wp_llc_key(cpu) : -1;
+	rcu_read_unlock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (key[cpu] < 0)
+			continue;
+		for (i = 0; i < n && ids[i] != key[cpu]; i++)
 			;
 		if (i == n)
-			ids[n++] = id;
+			ids[n++] = key[cpu];
 	}
 	st = kzalloc(struct_size(st, llc, n), GFP_KERNEL);
 	if (!st)
@@ -233,12 +280,11 @@ static struct wp_idle_state *wp_state_build(void)
 		if (!st->llc[i].idle || !st->llc[i].span)
 			goto fail;
 	}
-	for_each_online_cpu(cpu) {
-		for (i = 0; i < n && ids[i] != wp_llc_key(cpu); i++)
-			;
-		/* Domains changed under us: left out, so picks ask again. */
-		if (i == n)
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (key[cpu] < 0)
 			continue;
+		for (i = 0; ids[i] != key[cpu]; i++)
+			;
 		st->llc_of[cpu] = i;
 		set_bit(cpu, st->llc[i].span);
 		st->llc[i].weight++;
@@ -265,8 +311,9 @@ static void wp_state_free_rcu(struct rcu_head *rcu)
 
 /*
  * Build and publish a new state; the old one is freed after a grace
- * period by RCU (no wait here: this runs on a policy switch's path).
- * Called with wp_idle_mutex and the CPU hotplug lock held.
+ * period by RCU.  Called with wp_idle_mutex and the CPU hotplug lock held
+ * (the online mask stays as built until the callbacks see the next
+ * change).
  */
 static int wp_state_replace_cpuslocked(void)
 {
@@ -298,7 +345,7 @@ static void wp_rebuild_workfn(struct work_struct *work)
 {
 	mutex_lock(&wp_idle_mutex);
 	clear_bit(0, &wp_rebuild_pending);
-	if (!wp_idle_dying && wp_idle_users)
+	if (wp_idle_live)
 		wp_state_replace();
 	mutex_unlock(&wp_idle_mutex);
 }
@@ -306,18 +353,20 @@ static DECLARE_WORK(wp_rebuild_work, wp_rebuild_workfn);
 
 static void wp_rebuild_irq(struct irq_work *iw)
 {
-	schedule_work(&wp_rebuild_work);
+	queue_work(system_unbound_wq, &wp_rebuild_work);
 }
 static DEFINE_IRQ_WORK(wp_rebuild_iw, wp_rebuild_irq);
 
 /**
  * wp_idle_request_rebuild() - ask for the state to be rebuilt.  Safe from
  * the wakeup path (IRQs off, scheduler locks held): an irq_work queues the
- * work.  Requests while one is pending are merged.
+ * work.  Requests while one is pending are merged.  A dying CPU asks
+ * nothing (wp_irq_work_ok()): its offline callback asked already, and
+ * picks on the CPUs that stay ask again while the state is stale.
  */
 notrace void wp_idle_request_rebuild(void)
 {
-	if (!test_and_set_bit(0, &wp_rebuild_pending))
+	if (wp_irq_work_ok() && !test_and_set_bit(0, &wp_rebuild_pending))
 		irq_work_queue(&wp_rebuild_iw);
 }
 
@@ -353,6 +402,9 @@ static void wp_idle_teardown(void)
 {
 	struct wp_idle_state *st;
 
+	mutex_lock(&wp_idle_mutex);
+	wp_idle_live = false;
+	mutex_unlock(&wp_idle_mutex);
 	if (wp_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(wp_cpuhp_state);
 	wp_cpuhp_state = 0;
@@ -376,74 +428,27 @@ static void wp_idle_teardown(void)
 	wp_state_free(st);
 }
 
-/* The deferred teardown, unless a user came back before it ran. */
-static void wp_idle_down_workfn(struct work_struct *work)
-{
-	mutex_lock(&wp_idle_mutex);
-	if (wp_idle_users || !wp_idle_up) {
-		mutex_unlock(&wp_idle_mutex);
-		return;
-	}
-	wp_idle_dying = true;
-	mutex_unlock(&wp_idle_mutex);
-	wp_idle_teardown();
-	wp_idle_up = false;
-}
-static DECLARE_DELAYED_WORK(wp_idle_down_work, wp_idle_down_workfn);
-
-/**
- * wp_idle_get() - start maintaining the idle state (first user) or take
- * another reference.  Called from a policy's init, may sleep.
- *
- * Return: 0, -ENOENT if a tracepoint is missing, or another errno.
+/*
+ * Start: the probes first (they skip CPUs while there is no state), then
+ * one hotplug-locked section for the callbacks and the first build,
+ * seeded from the runqueues now that the probes track transitions.
  */
-int wp_idle_get(void)
+static int wp_idle_start(void)
 {
 	int ret;
 
-	mutex_lock(&wp_idle_mutex);
-	if (wp_idle_users++) {
-		mutex_unlock(&wp_idle_mutex);
-		return 0;
-	}
-	mutex_unlock(&wp_idle_mutex);
-	/*
-	 * The last user left recently: its teardown is pending or done.  Our
-	 * users count makes a pending one return untouched.  Rebuilds were
-	 * skipped meanwhile, so ask for one.
-	 */
-	cancel_delayed_work_sync(&wp_idle_down_work);
-	if (wp_idle_up) {
-		wp_idle_request_rebuild();
-		return 0;
-	}
-	mutex_lock(&wp_idle_mutex);
-	wp_idle_dying = false;
-	mutex_unlock(&wp_idle_mutex);
-
-	/* The probes first: they skip CPUs while there is no state. */
-	for_each_kernel_tracepoint(wp_find_tp, NULL);
-	ret = -ENOENT;
-	if (!wp_tp_switch || !wp_tp_cpu_idle) {
-		pr_err("wakeplace: tracepoint sched_switch or cpu_idle not found\n");
-		goto err;
-	}
 	ret = tracepoint_probe_register(wp_tp_switch, wp_probe_switch, NULL);
 	if (ret)
-		goto err;
+		return ret;
 	wp_on_switch = true;
 	ret = tracepoint_probe_register(wp_tp_cpu_idle, wp_probe_cpu_idle,
 					NULL);
 	if (ret)
-		goto err;
+		return ret;
 	wp_on_cpu_idle = true;
-	/*
-	 * One hotplug-locked section for the callbacks and the build (under
-	 * CPU hotplug load each wait for the lock can be long), seeded from
-	 * the runqueues now that the probes track transitions.
-	 */
 	mutex_lock(&wp_idle_mutex);
 	cpus_read_lock();
+	wp_test_hold();
 	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
 						   "wakeplace:online",
 						   wp_cpu_online,
@@ -452,35 +457,87 @@ int wp_idle_get(void)
 		wp_cpuhp_state = ret;
 		ret = wp_state_replace_cpuslocked();
 	}
+	if (!ret)
+		wp_idle_live = true;
 	cpus_read_unlock();
 	mutex_unlock(&wp_idle_mutex);
-	if (ret < 0)
-		goto err;
-	wp_idle_up = true;
-	return 0;
-err:
-	mutex_lock(&wp_idle_mutex);
-	wp_idle_users--;
-	wp_idle_dying = true;
-	mutex_unlock(&wp_idle_mutex);
-	wp_idle_teardown();
 	return ret;
+}
+
+/*
+ * The one place the state is started and stopped, so that the two never
+ * overlap and no switch waits for either: brings it to what the users
+ * count wants now.  A switch that changes that count meanwhile queues it
+ * again.
+ */
+static void wp_idle_workfn(struct work_struct *work)
+{
+	bool want;
+	int ret;
+
+	spin_lock(&wp_idle_lock);
+	want = wp_idle_users > 0;
+	spin_unlock(&wp_idle_lock);
+	if (want == wp_idle_up)
+		return;
+	if (!want) {
+		wp_idle_teardown();
+		wp_idle_up = false;
+		return;
+	}
+	ret = wp_idle_start();
+	if (ret) {
+		/* Picks keep handing back; the next first user tries again. */
+		pr_warn("wakeplace: idle state failed to start: %d\n", ret);
+		wp_idle_teardown();
+		return;
+	}
+	wp_idle_up = true;
+	WRITE_ONCE(wp_idle_build_ns,
+		   ktime_get_ns() - READ_ONCE(wp_idle_asked_ns));
+}
+static DECLARE_DELAYED_WORK(wp_idle_work, wp_idle_workfn);
+
+/**
+ * wp_idle_get() - the idle state is wanted (first user) or wanted by one
+ * more.  Called from a policy switch: takes a spinlock and queues the
+ * start, nothing that waits for CPU hotplug; picks hand back until the
+ * state is built.
+ *
+ * Return: 0, or -ENOENT if a tracepoint it needs is missing.
+ */
+int wp_idle_get(void)
+{
+	/* Found once; tracepoints of the core kernel do not go away. */
+	if (!READ_ONCE(wp_tp_switch) || !READ_ONCE(wp_tp_cpu_idle))
+		for_each_kernel_tracepoint(wp_find_tp, NULL);
+	if (!wp_tp_switch || !wp_tp_cpu_idle) {
+		pr_err("wakeplace: tracepoint sched_switch or cpu_idle not found\n");
+		return -ENOENT;
+	}
+	spin_lock(&wp_idle_lock);
+	if (!wp_idle_users++) {
+		WRITE_ONCE(wp_idle_asked_ns, ktime_get_ns());
+		/* Cancels a pending teardown; starts it if it is not up. */
+		mod_delayed_work(system_unbound_wq, &wp_idle_work, 0);
+	}
+	spin_unlock(&wp_idle_lock);
+	return 0;
 }
 
 /**
  * wp_idle_put() - drop a reference.  After the last one the probes are
- * stopped and the state freed WP_IDLE_LINGER_MS later, from a work item:
- * that waits for tracepoint and RCU grace periods and for CPU hotplug,
- * none of which belongs on a policy switch's path, and a policy that
- * comes back meanwhile finds the state still running.
+ * stopped and the state freed WP_IDLE_LINGER_MS later, by the work item
+ * (it waits for tracepoint and RCU grace periods and for CPU hotplug); a
+ * policy that comes back meanwhile finds the state still running.
  */
 void wp_idle_put(void)
 {
-	mutex_lock(&wp_idle_mutex);
+	spin_lock(&wp_idle_lock);
 	if (!--wp_idle_users)
-		schedule_delayed_work(&wp_idle_down_work,
-				      msecs_to_jiffies(WP_IDLE_LINGER_MS));
-	mutex_unlock(&wp_idle_mutex);
+		mod_delayed_work(system_unbound_wq, &wp_idle_work,
+				 msecs_to_jiffies(WP_IDLE_LINGER_MS));
+	spin_unlock(&wp_idle_lock);
 }
 
 /**
@@ -489,8 +546,20 @@ void wp_idle_put(void)
  */
 void wp_idle_flush(void)
 {
-	flush_delayed_work(&wp_idle_down_work);
+	mod_delayed_work(system_unbound_wq, &wp_idle_work, 0);
+	flush_delayed_work(&wp_idle_work);
 	rcu_barrier();		/* states replaced by call_rcu() */
+}
+
+/**
+ * wp_idle_build_us() - how long the last start took, from its first
+ * user's request to the state published (the writer does not wait for it).
+ *
+ * Return: microseconds.
+ */
+u64 wp_idle_build_us(void)
+{
+	return READ_ONCE(wp_idle_build_ns) / NSEC_PER_USEC;
 }
 
 #ifdef WAKEPLACE_TEST

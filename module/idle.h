@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include "wakeplace.h"
 #include "sched.h"
+#include "stats.h"
 
 /**
  * struct wp_llc - idle state of one LLC.
@@ -54,6 +55,7 @@ int wp_idle_get(void);
 void wp_idle_put(void);
 void wp_idle_flush(void);
 void wp_idle_request_rebuild(void);
+u64 wp_idle_build_us(void);
 
 /**
  * wp_llc_of() - the idle state of @cpu's LLC, if it is current.
@@ -64,9 +66,10 @@ void wp_idle_request_rebuild(void);
  * hand out is then in @cpu's LLC.  The LLC's id and size alone do not
  * tell: cpusets can swap CPUs between LLC domains and keep both.
  *
- * Return: the LLC's state, or NULL while the state is missing or stale (the
- * kernel's LLC of @cpu changed since it was built: hotplug, cpusets); a
- * rebuild has then been requested and the caller falls back.
+ * Return: the LLC's state, or NULL while the state is missing (not built
+ * yet since its first user: counted unbuilt) or stale (the kernel's LLC of
+ * @cpu changed since it was built: hotplug, cpusets; a rebuild has then
+ * been requested); the caller hands back.
  */
 static __always_inline struct wp_llc *wp_llc_of(int cpu)
 {
@@ -75,8 +78,10 @@ static __always_inline struct wp_llc *wp_llc_of(int cpu)
 	struct wp_llc *llc;
 	int i;
 
-	if (unlikely(!st))
+	if (unlikely(!st)) {
+		wp_count(WP_C_UNBUILT);
 		return NULL;
+	}
 	i = st->llc_of[cpu];
 	if (unlikely(i < 0)) {
 		if (!cpu_online(cpu))

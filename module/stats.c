@@ -66,6 +66,7 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_SWITCHES]		= "switches",
 	[WP_C_REBUILDS]		= "rebuilds",
 	[WP_C_STALE]		= "stale",
+	[WP_C_UNBUILT]		= "unbuilt",
 	[WP_C_CORE_CLAIMS]	= "core_claims",
 	[WP_C_CORE_CLAIM_BUSY]	= "core_claim_busy",
 	[WP_C_LAT_DROPPED]	= "lat_dropped",

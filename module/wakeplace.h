@@ -20,6 +20,18 @@
 #define WP_MAX_TUNABLES		8
 #define WP_HIST_BUCKETS		32
 
+/*
+ * Whether the wakeup path may queue an irq_work here.  A CPU on its way
+ * down runs its pending irq_work once, after it left the online mask
+ * (smpcfd_dying_cpu()); one queued after that (a wakeup the dying CPU
+ * still performs, such as its stopper's completion) would stay pending
+ * forever, and irq_work_sync() at teardown would spin on it.
+ */
+static __always_inline bool wp_irq_work_ok(void)
+{
+	return likely(cpu_online(raw_smp_processor_id()));
+}
+
 /* The policy declines: the kernel's own code decides this wakeup. */
 #define WP_HANDBACK		(-1)
 
@@ -196,6 +208,7 @@ int wp_set_shadow(const char *name);
 const char *wp_active_name(void);
 const char *wp_shadow_name(void);
 void wp_request_revert(void);
+void wp_request_revert_again(void);
 const char *wp_state(void);
 void wp_policies_context_switch(bool preempt, struct task_struct *prev,
 				struct task_struct *next,
