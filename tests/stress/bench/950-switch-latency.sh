@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: benchmark: policy switch latency under stress-ng (affinity, CPU hotplug, futex, switch, pipe, mq, clone, yield, eventfd); figures only
-# requires: module stress-ng
+# desc: benchmark: policy switch latency under stress-ng (affinity, CPU hotplug, futex, switch, pipe, mq, clone, yield, eventfd) and hackbench; figures, and corrected/reverted/warnings (must be 0)
+# requires: module stress-ng perf
 #
 # Not part of make check: a benchmark, it fails only when a switch or the
 # module breaks, never on a figure.  Run it with
@@ -12,7 +12,9 @@
 # phase from last_switch (hook, init, publish on the writer's path; grace
 # period and teardown of the old policy, deferred).  If
 # build/<release>-base/wakeplace.ko exists (the module of another commit,
-# e.g. main), it is measured first, the same way, as "base".
+# e.g. main), it is measured first, the same way, as "base".  Hackbench
+# (perf bench sched messaging) runs all along; a run that ends with a
+# corrected pick, a revert or a kernel warning fails.
 . "$WP_TESTS/lib.sh"
 
 secs=90
@@ -30,8 +32,11 @@ measure() {
 	read -r pols < /sys/kernel/wakeplace/available_policies
 	pols=${pols//[/}
 	pols=${pols//]/}
+	local w0
+	w0=$(dmesg | grep -c -E 'WARNING:|BUG:|INFO: task .* blocked')
 	setsid "${STRESS[@]}" > "$WP_OUT/stress-ng.$label.log" 2>&1 < /dev/null &
 	local spid=$!
+	bg_load -g 2 -l 20
 	sleep 10
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
@@ -55,16 +60,22 @@ measure() {
 	kill -INT -- "-$spid" 2>/dev/null
 	wait_until 120 sh -c "! kill -0 -- -$spid 2>/dev/null" || kill -KILL -- "-$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
+	stop_load
 	# stress-ng --cpu-online may leave CPUs offline.
 	for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
 		[ "$(cat "$f")" = 1 ] || echo 1 > "$f"
 	done
+	local cor rev unb warn
+	cor=$(awk '$1 == "corrected" { print $2 }' /sys/kernel/wakeplace/counters)
+	rev=$(awk '$1 == "reverted" { print $2 }' /sys/kernel/wakeplace/counters)
+	unb=$(awk '$1 == "unbuilt" { print $2 }' /sys/kernel/wakeplace/counters)
 	rmmod wakeplace || fail "$label: rmmod under load failed"
+	warn=$(( $(dmesg | grep -c -E 'WARNING:|BUG:|INFO: task .* blocked') - w0 ))
 	[ "$bad" = 0 ] || fail "$label: $bad switches failed"
 	[ "$n" -gt 0 ] || fail "$label: no switch done"
 	local sorted
 	mapfile -t sorted < <(printf '%s\n' "${ms[@]}" | sort -n)
-	local line="$label: $n switches in ${secs}s: p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms"
+	local line="$label: $n switches in ${secs}s: p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms; corrected ${cor:-?} reverted ${rev:-?} unbuilt ${unb:--} warnings $warn"
 	# Lines "POLICY MS hook_us N init_us N ...": mean and max of each phase.
 	if [ -s "$WP_OUT/phases.$label.txt" ]; then
 		line+="; phases (us, mean/max): $(awk '{
@@ -80,6 +91,8 @@ measure() {
 	printf '%s\n' "${ms[@]}" > "$WP_OUT/switch-ms.$label.txt"
 	echo "$line" >> "$WP_OUT/switchlat.txt"
 	log "$line"
+	[ "${cor:-0}" = 0 ] && [ "${rev:-0}" = 0 ] && [ "$warn" = 0 ] ||
+		fail "$label: corrected ${cor:-?} reverted ${rev:-?} warnings $warn: $(dmesg | grep -E 'WARNING:|BUG:|reverted|blocked' | tail -3)"
 }
 
 base=$WP_ROOT/build/$(uname -r)-base/wakeplace.ko

@@ -3,9 +3,10 @@
 # desc: a pick of an allowed CPU that hotplug took down is handed back and counted (inactive), never a trip; every policy switched in turn while CPUs go offline and online under hackbench: corrected 0, reverted 0, state ok
 # requires: module perf topo=llc2
 #
-# Not in make check: on 7.2 (llc2) its third looped run hung rmmod in
-# wp_idle_flush() (flush of the idle-state teardown work) after the
-# hotplug cycles; until that is understood it runs with make stress only.
+# Back in make check: its rmmod hang on 7.2 (the idle-state teardown
+# spinning in irq_work_sync() on a rebuild request a dying CPU had queued
+# after its last irq_work run) is gone since the wakeup path queues no
+# irq_work on a CPU that left the online mask.
 #
 # Part 1 makes the race certain instead of waiting for it: with one CPU
 # offline, the test build's test_fault=inactive turns each pick into an
