@@ -100,20 +100,24 @@ static __always_inline bool wp_test_preempted_cpu(int cpu)
 }
 
 /*
- * Test builds only: the start waits, holding the CPU hotplug lock, while
- * this is set (at most a minute), as it would behind a long hotplug: a
- * switch must complete meanwhile, its picks handing back as unbuilt.
+ * Test builds only: set to 1, the next start of the idle state waits with
+ * the CPU hotplug lock held, as it would behind a long hotplug, and says
+ * so by setting it to 2, until it is set to 0 (at most 300 s).  A switch
+ * must complete meanwhile, its picks handing back as unbuilt.
  */
-static bool wp_test_hold_start;
-module_param_named(test_hold_idle_start, wp_test_hold_start, bool, 0644);
-MODULE_PARM_DESC(test_hold_idle_start, "TEST BUILD: the idle state's start holds the CPU hotplug lock while set (at most 60 s)");
+static int wp_test_hold_start;
+module_param_named(test_hold_idle_start, wp_test_hold_start, int, 0644);
+MODULE_PARM_DESC(test_hold_idle_start, "TEST BUILD: 1: the idle state's next start holds the CPU hotplug lock (reads 2 meanwhile) until this is 0 (at most 300 s)");
 
 static void wp_test_hold(void)
 {
 	int i;
 
-	for (i = 0; i < 600 && READ_ONCE(wp_test_hold_start); i++)
+	if (cmpxchg(&wp_test_hold_start, 1, 2) != 1)
+		return;
+	for (i = 0; i < 3000 && READ_ONCE(wp_test_hold_start); i++)
 		msleep(100);
+	WRITE_ONCE(wp_test_hold_start, 0);
 }
 #else
 static void wp_test_hold(void) { }
@@ -415,16 +419,21 @@ static void wp_idle_teardown(void)
 		tracepoint_probe_unregister(wp_tp_switch, wp_probe_switch, NULL);
 	wp_on_cpu_idle = wp_on_switch = false;
 	tracepoint_synchronize_unregister();
-	irq_work_sync(&wp_rebuild_iw);
-	cancel_work_sync(&wp_rebuild_work);
-	clear_bit(0, &wp_rebuild_pending);
 
+	/*
+	 * Unpublish, and let the grace period pass before the requests are
+	 * stopped: a pick that still sees the state may ask for a rebuild,
+	 * none that finds it gone does.
+	 */
 	mutex_lock(&wp_idle_mutex);
 	st = rcu_dereference_protected(wp_idle_st,
 				       lockdep_is_held(&wp_idle_mutex));
 	RCU_INIT_POINTER(wp_idle_st, NULL);
 	mutex_unlock(&wp_idle_mutex);
 	synchronize_rcu();
+	irq_work_sync(&wp_rebuild_iw);
+	cancel_work_sync(&wp_rebuild_work);
+	clear_bit(0, &wp_rebuild_pending);
 	wp_state_free(st);
 }
 
