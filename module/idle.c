@@ -235,9 +235,9 @@ static unsigned long *wp_line_bitmap(void)
 
 /*
  * Build the state for the LLCs as the kernel has them now.  The domains
- * are read once, in one RCU read side (a cpuset rebuild frees them after a
- * grace period), into @key: each online CPU's LLC key; the allocations
- * follow outside it.
+ * are read once, in one RCU-sched read side (a cpuset rebuild frees them
+ * after a grace period; wp_sd_llc() is rcu_dereference_sched()), into
+ * @key: each online CPU's LLC key; the allocations follow outside it.
  */
 static struct wp_idle_state *wp_state_build(void)
 {
@@ -249,10 +249,10 @@ static struct wp_idle_state *wp_state_build(void)
 	if (!ids)
 		return NULL;
 	key = ids + nr_cpu_ids;
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		key[cpu] = cpu_online(cpu) ? wp_llc_key(cpu) : -1;
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		if (key[cpu] < 0)
 			continue;
