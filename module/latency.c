@@ -96,7 +96,8 @@ static struct wp_lat_pol *wp_lat_pols;
 /* Reads of the sums retry around a reset, like the stats' baselines. */
 static seqcount_mutex_t wp_lat_seq;
 
-unsigned int wp_lat_period __read_mostly = 1;
+/* Off until someone measures: stock then runs no probe at all. */
+unsigned int wp_lat_period __read_mostly;
 static DEFINE_PER_CPU(unsigned int, wp_lat_countdown);
 
 /*
@@ -113,6 +114,14 @@ static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_arrival, wp_arrival);
 
 static struct tracepoint *wp_tp_waking, *wp_tp_wakeup, *wp_tp_switch;
 static bool wp_lat_probes;
+
+/*
+ * Slots in use (key not 0).  Only a tracked wakeup writes it, once when
+ * its slot is claimed from free and once when consumed; the arrival and
+ * switch-in of an untracked task read it and, while it is 0 (sampling
+ * with nothing in flight), skip the table.
+ */
+static atomic_t wp_lat_live;
 
 /* The slot of @p in its pair, with its key, or NULL. */
 static notrace struct wp_lat_slot *wp_lat_find(struct task_struct *p,
@@ -181,6 +190,9 @@ static notrace struct wp_lat_slot *wp_lat_insert(unsigned int pol,
 		wp_count(WP_C_LAT_DROPPED);
 		return NULL;
 	}
+	/* Before the key is published: whoever finds the slot sees it live. */
+	if (!seen)
+		atomic_inc(&wp_lat_live);
 	s->t0 = local_clock();
 	s->prev = prev;
 	s->placed = -1;
@@ -236,6 +248,7 @@ static notrace void wp_lat_probe_waking(void *data, struct task_struct *p)
 	struct wp_lat_slot *s;
 	bool placed;
 
+	wp_test_count(WP_C_PROBE_HITS);
 	st->p = NULL;
 	if (!pol)
 		return;
@@ -285,6 +298,9 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	void *rq = wp_rq(cpu);
 	u64 now;
 
+	wp_test_count(WP_C_PROBE_HITS);
+	if (!atomic_read(&wp_lat_live))
+		return;
 	s = wp_lat_find(p, &k);
 	if (!s || k & WP_LAT_FLAGS)
 		return;
@@ -428,9 +444,10 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	unsigned int pi;
 	u64 t0, now;
 
+	wp_test_count(WP_C_PROBE_HITS);
 	if (a->pending == next)
 		a->pending = NULL;
-	if (is_idle_task(next))
+	if (is_idle_task(next) || !atomic_read(&wp_lat_live))
 		return;
 	s = wp_lat_find(next, &k);
 	if (!s)
@@ -443,6 +460,7 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	/* Taken over since we read the key: the fields may be another's. */
 	if (cmpxchg(&s->key, k, 0) != k)
 		return;
+	atomic_dec(&wp_lat_live);
 	if (pi >= wp_nr_policies || row >= WP_LAT_ROWS)
 		return;
 	/*
@@ -490,6 +508,7 @@ static int wp_lat_probes_on(void)
 	if (wp_lat_probes)
 		return 0;
 	memset(wp_lat_tab, 0, sizeof(*wp_lat_tab) << wp_lat_bits);
+	atomic_set(&wp_lat_live, 0);
 	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
 					NULL);
 	if (ret)
@@ -667,8 +686,8 @@ void wp_lat_reset(struct wakeplace_policy *pol)
 }
 
 /**
- * wp_lat_init() - allocate the slot table and, unless latency_sample=0,
- * start tracking.  Called at load before the first policy is set.
+ * wp_lat_init() - allocate the slot table and, if latency_sample is set
+ * (default 0: off), start tracking.  Called at load before the first policy is set.
  *
  * Return: 0, -ENOENT if a scheduler tracepoint is missing, -ENOMEM.
  */
