@@ -262,7 +262,8 @@ check "completion: tunable keys" eval '[ "$(comp wakeplacectl -j tune cachehot "
 check "completion: --sysfs DIR honoured" eval '[ "$(WAKEPLACE_SYSFS=/nonexistent comp wakeplacectl --sysfs "$T" shadow set m)" = "mirror" ]'
 check "completion: stats options" eval 'comp wakeplacectl stats --p | grep -q -- "--policy"'
 check "completion: stats --outcomes" eval '[ "$(comp wakeplacectl stats --o)" = "--outcomes" ]'
-check "completion: stats latency-sample" eval '[ "$(comp wakeplacectl stats l)" = "latency-sample" ]'
+check "completion: stats latency, latency-sample" eval '[ "$(comp wakeplacectl stats l | tr "\n" " ")" = "latency latency-sample " ]'
+check "completion: stats latency on|off|sample" eval '[ "$(comp wakeplacectl stats latency "" | tr "\n" " ")" = "on off sample " ]'
 
 DEST=$TMPD/inst
 if make -s -C "$CTL_TOP/ctl" install DESTDIR="$DEST" PREFIX=/usr/local >"$OUT" 2>"$ERR"; then
