@@ -59,6 +59,7 @@ ctl stats latency sample 65537
 assert_eq "$RC" 2 "stats latency sample 65537: exit 2"
 ctl_ok stats latency on
 assert_eq "$(wp_read latency_sample)" 1 "stats latency on again"
+ctl_ok -j status	# $OUT again holds the status the checks below read
 assert_eq "$(jqo .state)" ok "status: state"
 assert_eq "$(jqo .kernel.release)" "$(uname -r)" "status: kernel release"
 assert_eq "$(jqo .kernel.supported)" true "status: kernel supported"
