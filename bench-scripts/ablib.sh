@@ -7,6 +7,31 @@ WP_SYSFS=${WP_SYSFS:-/sys/kernel/wakeplace}
 ab_log() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 ab_die() { ab_log "error: $*"; exit 2; }
 
+# ------------------------------------------------------ measurement ---
+# The module measures nothing at load (latency_sample 0: stock then runs
+# no probe).  ab_measure_on switches it on for this run (1, unless a
+# sample is already set) and remembers the value it found;
+# ab_measure_restore, from the script's EXIT trap, puts that value back.
+# No module, or one without latency tracking: nothing to do.
+AB_LAT_SAVED=""
+ab_measure_on() {
+	local f=$WP_SYSFS/latency_sample v
+	[ -z "$AB_LAT_SAVED" ] && [ -w "$f" ] || return 0
+	v=$(cat "$f" 2>/dev/null) || return 0
+	[ "$v" = 0 ] || return 0
+	if { echo 1 >"$f"; } 2>/dev/null; then
+		AB_LAT_SAVED=$v
+	else
+		ab_log "could not switch the measurement on ($f)"
+	fi
+}
+ab_measure_restore() {
+	[ -n "$AB_LAT_SAVED" ] || return 0
+	{ echo "$AB_LAT_SAVED" >"$WP_SYSFS/latency_sample"; } 2>/dev/null ||
+		ab_log "could not restore latency_sample $AB_LAT_SAVED"
+	AB_LAT_SAVED=""
+}
+
 # ------------------------------------------------------------ json ---
 
 # json_str STRING: a JSON string literal.

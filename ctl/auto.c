@@ -950,7 +950,7 @@ static int check_tracking(struct auto_run *r)
 		return fail(EX_FAIL, "this module has no latency tracking (%s/latency_sample): auto needs it",
 			    g.root);
 	if (!v)
-		return fail(EX_FAIL, "latency tracking is off (latency_sample 0); turn it on with `wakeplacectl stats latency-sample 1`");
+		return fail(EX_FAIL, "latency tracking is off (latency_sample 0); turn it on with `wakeplacectl stats latency on`");
 	rc = read_hist(r->arm[0].name, h);
 	return rc;
 }

@@ -200,6 +200,67 @@ static void scx_print(const struct scx_view *x)
 		       x->state, x->ops[0] ? x->ops : "?");
 }
 
+/*
+ * The measurement and its memory: latency_sample and latency_mem
+ * ("<policy> <bytes> <cpus>" lines).  Either absent (an older module):
+ * null in JSON, left out of the text.
+ */
+static void status_latency(void)
+{
+	char buf[4096], smp[32], name[64];
+	unsigned long long b, total = 0;
+	unsigned int c, n = 0;
+	long long v = -1;
+	bool mem;
+	char *line, *save;
+
+	if (read_attr("latency_sample", smp, sizeof(smp)) < 0 ||
+	    parse_ll(trim(smp), &v))
+		v = -1;
+	mem = read_attr("latency_mem", buf, sizeof(buf)) >= 0;
+	if (g.json) {
+		if (v >= 0)
+			j_i64("latency_sample", v);
+		else
+			j_null("latency_sample");
+		if (!mem) {
+			j_null("latency_mem");
+			return;
+		}
+		j_obj("latency_mem");
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "%63s %llu %u", name, &b, &c) != 3)
+				continue;
+			j_obj(name);
+			j_u64("bytes", b);
+			j_u64("cpus", c);
+			j_end();
+		}
+		j_end();
+		return;
+	}
+	if (v == 0)
+		printf("measure:     off (stats latency on|sample N switches it on)\n");
+	else if (v > 0)
+		printf("measure:     on, one wakeup in %lld tracked on every CPU\n", v);
+	if (!mem)
+		return;
+	printf("histograms: ");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %llu %u", name, &b, &c) != 3 || !b)
+			continue;
+		printf(" %s %llu KiB (%u CPUs)", name, (b + 1023) / 1024, c);
+		total += b;
+		n++;
+	}
+	if (n)
+		printf(", total %llu KiB\n", (total + 1023) / 1024);
+	else
+		printf(" none\n");
+}
+
 /* Whether `wakeplacectl auto` is in charge, from its state file. */
 static void j_auto(void)
 {
@@ -349,6 +410,7 @@ int cmd_status(int argc, char **argv)
 			j_u64("sample_period", v);
 		else
 			j_null("sample_period");
+		status_latency();
 		j_obj("counters");
 		if (read_attr("counters", ctr, sizeof(ctr)) < 0)
 			ctr[0] = '\0';
@@ -381,6 +443,7 @@ int cmd_status(int argc, char **argv)
 		printf("hook:        unknown (enabled_functions not readable; mount tracefs, run as root)\n");
 	scx_print(&scx);
 	printf("sample:      one pick in %s timed\n", period);
+	status_latency();
 	printf("counters:   ");
 	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
 		ctr[0] = '\0';

@@ -1201,7 +1201,7 @@ int cmd_stats_show(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------------
- * stats reset, stats period, stats latency-sample
+ * stats reset, stats period, stats latency, stats latency-sample
  */
 
 int cmd_stats_reset(int argc, char **argv)
@@ -1264,7 +1264,11 @@ int cmd_stats_period(int argc, char **argv)
 	return 0;
 }
 
-int cmd_stats_latency_sample(int argc, char **argv)
+/*
+ * Write latency_sample (@set >= 0) and show it: shown when nothing was
+ * written (@show) or with -v, always with -j.
+ */
+static int latency_sample_apply(long long set, bool show, bool only_if_off)
 {
 	const char *old =
 		"this module has no latency tracking (no %s/latency_sample): it is older than this tool";
@@ -1272,16 +1276,21 @@ int cmd_stats_latency_sample(int argc, char **argv)
 	long long v;
 	int r;
 
-	if (argc > 2)
-		return usage_err("usage: wakeplacectl stats latency-sample [N]");
 	r = need_module();
 	if (r)
 		return r;
-	if (argc == 2) {
-		if (parse_ll(argv[1], &v) || v < 0 || v > 65536)
-			return usage_err("invalid latency sample '%s' (0 to 65536; 0: off)",
-					 argv[1]);
-		snprintf(val, sizeof(val), "%lld", v);
+	if (only_if_off) {
+		/* `on` keeps a sample already set, so N survives an on. */
+		r = read_attr("latency_sample", buf, sizeof(buf));
+		if (r == -ENOENT && module_loaded())
+			return fail(EX_FAIL, old, g.root);
+		if (r < 0)
+			return read_err("latency_sample", -r);
+		if (!parse_ll(trim(buf), &v) && v > 0)
+			set = -1;
+	}
+	if (set >= 0) {
+		snprintf(val, sizeof(val), "%lld", set);
 		r = write_attr("latency_sample", val);
 		if (r == -ENOENT && module_loaded())
 			return fail(EX_FAIL, old, g.root);
@@ -1305,10 +1314,55 @@ int cmd_stats_latency_sample(int argc, char **argv)
 			    trim(buf));
 	if (g.json)
 		j_i64("latency_sample", v);
-	else if ((argc < 2 || g.verbose) && v)
+	else if ((show || g.verbose) && v)
 		printf("latency_sample: %lld (one wakeup in %lld is tracked on every CPU)\n",
 		       v, v);
-	else if (argc < 2 || g.verbose)
+	else if (show || g.verbose)
 		printf("latency_sample: 0 (latency tracking off)\n");
 	return 0;
+}
+
+static int parse_sample(const char *s, long long *v)
+{
+	if (parse_ll(s, v) || *v < 0 || *v > 65536)
+		return usage_err("invalid latency sample '%s' (0 to 65536; 0: off)",
+				 s);
+	return 0;
+}
+
+int cmd_stats_latency_sample(int argc, char **argv)
+{
+	long long v = -1;
+	int r;
+
+	if (argc > 2)
+		return usage_err("usage: wakeplacectl stats latency-sample [N]");
+	if (argc == 2) {
+		r = parse_sample(argv[1], &v);
+		if (r)
+			return r;
+	}
+	return latency_sample_apply(v, argc < 2, false);
+}
+
+/* stats latency [on|off|sample N]: the measurement switch. */
+int cmd_stats_latency(int argc, char **argv)
+{
+	const char *use = "usage: wakeplacectl stats latency [on|off|sample N]";
+	long long v;
+	int r;
+
+	if (argc < 2)
+		return latency_sample_apply(-1, true, false);
+	if (!strcmp(argv[1], "on") && argc == 2)
+		return latency_sample_apply(1, false, true);
+	if (!strcmp(argv[1], "off") && argc == 2)
+		return latency_sample_apply(0, false, false);
+	if (!strcmp(argv[1], "sample") && argc == 3) {
+		r = parse_sample(argv[2], &v);
+		if (r)
+			return r;
+		return latency_sample_apply(v, false, false);
+	}
+	return usage_err("%s", use);
 }

@@ -43,6 +43,7 @@ static const struct command stats_cmds[] = {
 	{ "show", cmd_stats_show },
 	{ "reset", cmd_stats_reset },
 	{ "period", cmd_stats_period },
+	{ "latency", cmd_stats_latency },
 	{ "latency-sample", cmd_stats_latency_sample },
 	{ "help", NULL },
 	{ NULL, NULL },
@@ -87,7 +88,7 @@ static void help_global(void)
 "  status                          module, policy, state, hook, counters\n"
 "  policy {list|show|set}          list, inspect and switch policies\n"
 "  tune NAME KEY=VALUE...          change tunables of a policy\n"
-"  stats {show|reset|period|latency-sample}\n"
+"  stats {show|reset|period|latency}\n"
 "                                  per-policy statistics, wakeup latency\n"
 "  watch [-i SECONDS]              live view, q quits\n"
 "  auto [--candidates A,B] [--objective p99|mean|wakeups] [--daemon]\n"
@@ -147,7 +148,7 @@ void help_object(const char *obj)
 "                          [-o|--outcomes] [--interval SECONDS [--count N]]\n"
 "       wakeplacectl stats reset [NAME|all]\n"
 "       wakeplacectl stats period [N]\n"
-"       wakeplacectl stats latency-sample [N]\n"
+"       wakeplacectl stats latency [on|off|sample N]\n"
 "\n"
 "show   per policy: picks, outcomes in %% of picks, mean scan length,\n"
 "       remote runqueue lines per pick, cross-LLC %%, not-prev %%, cost\n"
@@ -163,9 +164,13 @@ void help_object(const char *obj)
 "reset  zero the statistics of one policy, or of all and the hook\n"
 "       counters (default all)\n"
 "period show or set sample_period: one pick in N is timed (1..65536)\n"
-"latency-sample\n"
-"       show or set latency_sample: one wakeup in N is tracked on every\n"
-"       CPU (0..65536, 0: latency tracking off)\n"
+"latency\n"
+"       show or switch the measurement (latency, quality, the oracle;\n"
+"       off at load): on tracks every wakeup unless a sample is already\n"
+"       set, sample N one wakeup in N per CPU (0..65536, 0: off).  On\n"
+"       stock with no shadow, off runs no probe at all.  ab, switchback,\n"
+"       autophase, scale and demo switch it on for their run and restore\n"
+"       it.  latency-sample [N] is the older spelling of sample N.\n"
 "\n"
 "Cost percentiles are estimated from the log2 cost histogram as the\n"
 "geometric midpoint of the bucket, 2^i * sqrt(2) ns (bucket 0: 1 ns).\n"

@@ -123,6 +123,7 @@ int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
 int cmd_stats_latency_sample(int argc, char **argv);
+int cmd_stats_latency(int argc, char **argv);
 int cmd_watch(int argc, char **argv);		/* watch.c */
 
 int cmd_auto(int argc, char **argv);		/* auto.c */

@@ -35,7 +35,7 @@ MODULE_PARM_DESC(policy, "Policy at load (default stock)");
 static char *shadow = "off";
 module_param(shadow, charp, 0444);
 module_param_named(latency_sample, wp_lat_period, uint, 0444);
-MODULE_PARM_DESC(latency_sample, "Track one wakeup in N per CPU for the latency statistics (0: off, default 1, at most 65536); changed at run time in /sys/kernel/wakeplace/latency_sample");
+MODULE_PARM_DESC(latency_sample, "Track one wakeup in N per CPU for the latency statistics (default 0: off, as stock runs nothing; at most 65536); changed at run time in /sys/kernel/wakeplace/latency_sample");
 MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
 
 /* Serialises switches, tunables, resets and the revert work. */

@@ -353,6 +353,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	bool timed = false, slow = false;
 	u64 t0 = 0, cost = 0;
 
+	wp_test_count(WP_C_HOOK_HITS);
 	if (pc->bypass)
 		return;
 	wp_count(WP_C_CALLS);

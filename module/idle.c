@@ -171,6 +171,7 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 	int cpu = smp_processor_id();
 	struct wp_llc *llc = wp_llc_raw(cpu);
 
+	wp_test_count(WP_C_PROBE_HITS);
 	if (llc) {
 		if (!is_idle_task(next)) {
 			if (is_idle_task(prev))
@@ -190,6 +191,7 @@ static notrace void wp_probe_cpu_idle(void *data, unsigned int state,
 {
 	struct wp_llc *llc;
 
+	wp_test_count(WP_C_PROBE_HITS);
 	/* (unsigned int)-1 is PWR_EVENT_EXIT: leaving idle. */
 	if (state == (unsigned int)-1 || cpu != smp_processor_id())
 		return;

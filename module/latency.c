@@ -81,22 +81,49 @@ struct wp_lat_slot {
 static struct wp_lat_slot *wp_lat_tab;
 static unsigned int wp_lat_bits;
 
+/*
+ * Histograms are kept for at most this many policies: the active one and
+ * the last ones active before it.  Whoever compares policies (ab,
+ * switchback, autophase, auto) reads a policy's histograms while it is
+ * active, and a person running `wakeplacectl stats` after a switch still
+ * finds the last few; a policy evicted starts from zero when it is
+ * active again.  57 KiB per online CPU each.
+ */
+#define WP_LAT_KEEP	4
+
 /**
- * struct wp_lat_pol - one policy's histograms.
- * @cpu: per possible CPU, its histograms (NULL until the policy was first
- *	active with tracking on); published once, freed at unload.
+ * struct wp_lat_hists - one policy's histograms.
+ * @rcu: frees it after the probes that may still account to it.
  * @base: the reset baseline (the sum at the last reset).
+ * @cpu: per possible CPU, its histograms: only CPUs online when the policy
+ *	was last prepared have them (the others' samples are not kept in
+ *	histograms; their counters still count).  Each is published once.
+ */
+struct wp_lat_hists {
+	struct rcu_head rcu;
+	struct wp_lathist *base;
+	struct wp_lathist *cpu[];
+};
+
+/**
+ * struct wp_lat_pol - one policy's histogram state (wp_mutex).
+ * @h: its histograms or NULL (never active with tracking, or evicted).
+ * @ncpus: how many CPUs have histograms in @h.
+ * @used: when it was last prepared (wp_lat_clock), for the eviction.
  */
 struct wp_lat_pol {
-	struct wp_lathist **cpu;
-	struct wp_lathist *base;
+	struct wp_lat_hists __rcu *h;
+	unsigned int ncpus;
+	u64 used;
 };
 static struct wp_lat_pol *wp_lat_pols;
+static u64 wp_lat_clock;
 
 /* Reads of the sums retry around a reset, like the stats' baselines. */
 static seqcount_mutex_t wp_lat_seq;
 
-unsigned int wp_lat_period __read_mostly = 1;
+/* Off until someone measures: stock then runs no probe at all. */
+unsigned int wp_lat_period __read_mostly;
 static DEFINE_PER_CPU(unsigned int, wp_lat_countdown);
 
 /*
@@ -113,6 +140,14 @@ static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_arrival, wp_arrival);
 
 static struct tracepoint *wp_tp_waking, *wp_tp_wakeup, *wp_tp_switch;
 static bool wp_lat_probes;
+
+/*
+ * Slots in use (key not 0).  Only a tracked wakeup writes it, once when
+ * its slot is claimed from free and once when consumed; the arrival and
+ * switch-in of an untracked task read it and, while it is 0 (sampling
+ * with nothing in flight), skip the table.
+ */
+static atomic_t wp_lat_live;
 
 /* The slot of @p in its pair, with its key, or NULL. */
 static notrace struct wp_lat_slot *wp_lat_find(struct task_struct *p,
@@ -181,6 +216,9 @@ static notrace struct wp_lat_slot *wp_lat_insert(unsigned int pol,
 		wp_count(WP_C_LAT_DROPPED);
 		return NULL;
 	}
+	/* Before the key is published: whoever finds the slot sees it live. */
+	if (!seen)
+		atomic_inc(&wp_lat_live);
 	s->t0 = local_clock();
 	s->prev = prev;
 	s->placed = -1;
@@ -236,6 +274,7 @@ static notrace void wp_lat_probe_waking(void *data, struct task_struct *p)
 	struct wp_lat_slot *s;
 	bool placed;
 
+	wp_test_count(WP_C_PROBE_HITS);
 	st->p = NULL;
 	if (!pol)
 		return;
@@ -285,6 +324,9 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	void *rq = wp_rq(cpu);
 	u64 now;
 
+	wp_test_count(WP_C_PROBE_HITS);
+	if (!atomic_read(&wp_lat_live))
+		return;
 	s = wp_lat_find(p, &k);
 	if (!s || k & WP_LAT_FLAGS)
 		return;
@@ -382,11 +424,12 @@ static notrace void wp_lat_account(struct task_struct *p, int cpu,
 {
 	struct wakeplace_policy *pol = wp_policies[pi];
 	struct wp_pstats *st = this_cpu_ptr(pol->stats);
-	struct wp_lathist **h = READ_ONCE(wp_lat_pols[pi].cpu);
+	struct wp_lat_hists *h = rcu_dereference_sched(wp_lat_pols[pi].h);
+	struct wp_lathist *hc = h ? READ_ONCE(h->cpu[cpu]) : NULL;
 
 	lat = wp_lat_test_bias(pi, lat);
-	if (h)
-		h[cpu]->b[row][wp_lat_bucket(lat)]++;
+	if (hc)
+		hc->b[row][wp_lat_bucket(lat)]++;
 	trace_wakeup_latency(pol->name, p->pid, prev, placed, cpu, row,
 			     !!(key & WP_LAT_STACKED), lat);
 	/* The quality counters cover the wakeups a policy could place. */
@@ -428,9 +471,10 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	unsigned int pi;
 	u64 t0, now;
 
+	wp_test_count(WP_C_PROBE_HITS);
 	if (a->pending == next)
 		a->pending = NULL;
-	if (is_idle_task(next))
+	if (is_idle_task(next) || !atomic_read(&wp_lat_live))
 		return;
 	s = wp_lat_find(next, &k);
 	if (!s)
@@ -443,6 +487,7 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	/* Taken over since we read the key: the fields may be another's. */
 	if (cmpxchg(&s->key, k, 0) != k)
 		return;
+	atomic_dec(&wp_lat_live);
 	if (pi >= wp_nr_policies || row >= WP_LAT_ROWS)
 		return;
 	/*
@@ -490,6 +535,7 @@ static int wp_lat_probes_on(void)
 	if (wp_lat_probes)
 		return 0;
 	memset(wp_lat_tab, 0, sizeof(*wp_lat_tab) << wp_lat_bits);
+	atomic_set(&wp_lat_live, 0);
 	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
 					NULL);
 	if (ret)
@@ -512,60 +558,139 @@ err_switch:
 	return ret;
 }
 
-static void wp_lat_pol_free(struct wp_lat_pol *lp)
+static void wp_lat_hists_free(struct wp_lat_hists *h)
 {
 	int cpu;
 
-	if (lp->cpu) {
-		for_each_possible_cpu(cpu)
-			kvfree(lp->cpu[cpu]);
-		kfree(lp->cpu);
+	for_each_possible_cpu(cpu)
+		kvfree(h->cpu[cpu]);
+	kvfree(h->base);
+	kvfree(h);
+}
+
+static void wp_lat_hists_free_rcu(struct rcu_head *rcu)
+{
+	wp_lat_hists_free(container_of(rcu, struct wp_lat_hists, rcu));
+}
+
+/* Unpublish @lp's histograms; freed once no probe can account to them. */
+static void wp_lat_pol_drop(struct wp_lat_pol *lp)
+{
+	struct wp_lat_hists *h = rcu_dereference_protected(lp->h,
+				lockdep_is_held(&wp_mutex));
+
+	if (!h)
+		return;
+	RCU_INIT_POINTER(lp->h, NULL);
+	lp->ncpus = 0;
+	call_rcu(&h->rcu, wp_lat_hists_free_rcu);
+}
+
+/* Make room for one more: evict the least recently prepared but @keep. */
+static void wp_lat_evict(unsigned int keep)
+{
+	struct wakeplace_policy *act;
+	unsigned int i, n = 0, victim = UINT_MAX, a;
+
+	act = rcu_dereference_protected(wp_active, lockdep_is_held(&wp_mutex));
+	a = act ? wp_policy_index(act) : UINT_MAX;
+	for (i = 0; i < wp_nr_policies; i++) {
+		if (!rcu_access_pointer(wp_lat_pols[i].h))
+			continue;
+		n++;
+		if (i == keep || i == a)
+			continue;
+		if (victim == UINT_MAX ||
+		    wp_lat_pols[i].used < wp_lat_pols[victim].used)
+			victim = i;
 	}
-	kvfree(lp->base);
-	lp->cpu = NULL;
-	lp->base = NULL;
+	if (n >= WP_LAT_KEEP && victim != UINT_MAX)
+		wp_lat_pol_drop(&wp_lat_pols[victim]);
 }
 
 /**
- * wp_lat_prepare() - allocate @pol's histograms if tracking is on.
+ * wp_lat_prepare() - give @pol histograms on the online CPUs if tracking
+ * is on.
  * @pol: a policy about to become active.
  *
- * Context: wp_mutex held; may sleep.  Kept until unload once allocated.
+ * Allocates what is missing: all of it for a policy without histograms
+ * (evicting the least recently active one beyond WP_LAT_KEEP), and the
+ * CPUs that came online since it was last prepared.  Reads the online
+ * mask without the hotplug lock: a CPU coming online meanwhile gets its
+ * histograms at the next prepare.
  *
- * Return: 0, or -ENOMEM (the policy then runs without histograms; its
- * counters still count).
+ * Context: wp_mutex held; may sleep.
+ *
+ * Return: 0, or -ENOMEM (the policy then runs without some or all
+ * histograms; its counters still count).
  */
 int wp_lat_prepare(struct wakeplace_policy *pol)
 {
-	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
-	struct wp_lathist **h;
-	int cpu;
+	unsigned int pi = wp_policy_index(pol);
+	struct wp_lat_pol *lp = &wp_lat_pols[pi];
+	struct wp_lat_hists *h;
+	struct wp_lathist *hc;
+	int cpu, ret = 0;
 
-	if (!READ_ONCE(wp_lat_period) || lp->cpu)
+	lockdep_assert_held(&wp_mutex);
+	if (!READ_ONCE(wp_lat_period))
 		return 0;
-	lp->base = kvzalloc(sizeof(*lp->base), GFP_KERNEL);
-	h = kcalloc(nr_cpu_ids, sizeof(*h), GFP_KERNEL);
-	if (!lp->base || !h)
-		goto err;
-	for_each_possible_cpu(cpu) {
-		h[cpu] = kvzalloc_node(sizeof(**h), GFP_KERNEL,
-				       cpu_to_node(cpu));
-		if (!h[cpu])
+	lp->used = ++wp_lat_clock;
+	h = rcu_dereference_protected(lp->h, lockdep_is_held(&wp_mutex));
+	if (!h) {
+		wp_lat_evict(pi);
+		h = kvzalloc(struct_size(h, cpu, nr_cpu_ids), GFP_KERNEL);
+		if (!h)
 			goto err;
+		h->base = kvzalloc(sizeof(*h->base), GFP_KERNEL);
+		if (!h->base) {
+			kvfree(h);
+			goto err;
+		}
+		/* Readers (rcu_dereference) see the zeroed pointers. */
+		rcu_assign_pointer(lp->h, h);
 	}
-	/* Readers (acquire in wp_lat_sum()) see zeroed histograms. */
-	smp_store_release(&lp->cpu, h);
-	return 0;
+	for_each_online_cpu(cpu) {
+		if (h->cpu[cpu])
+			continue;
+		hc = kvzalloc_node(sizeof(*hc), GFP_KERNEL, cpu_to_node(cpu));
+		if (!hc) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* Readers (READ_ONCE, address dependency) see it zeroed. */
+		smp_store_release(&h->cpu[cpu], hc);
+		lp->ncpus++;
+	}
+	if (!ret)
+		return 0;
 err:
-	if (h)
-		for_each_possible_cpu(cpu)
-			kvfree(h[cpu]);
-	kfree(h);
-	kvfree(lp->base);
-	lp->base = NULL;
 	pr_warn_once("wakeplace: no memory for the latency histograms of %s\n",
 		     pol->name);
 	return -ENOMEM;
+}
+
+/**
+ * wp_lat_mem() - bytes of @pol's histograms, and on how many CPUs.
+ * @pol: a registered policy.
+ * @ncpus: out: CPUs with histograms.
+ *
+ * Context: wp_mutex held.
+ *
+ * Return: bytes allocated for @pol's histograms (0: none).
+ */
+size_t wp_lat_mem(struct wakeplace_policy *pol, unsigned int *ncpus)
+{
+	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
+	struct wp_lat_hists *h;
+
+	lockdep_assert_held(&wp_mutex);
+	h = rcu_dereference_protected(lp->h, lockdep_is_held(&wp_mutex));
+	*ncpus = h ? lp->ncpus : 0;
+	if (!h)
+		return 0;
+	return struct_size(h, cpu, nr_cpu_ids) +
+	       (size_t)(lp->ncpus + 1) * sizeof(struct wp_lathist);
 }
 
 /**
@@ -602,8 +727,9 @@ int wp_lat_set_period(unsigned int n)
 	return 0;
 }
 
-static void wp_lat_raw(struct wp_lat_pol *lp, struct wp_lathist *sum)
+static void wp_lat_raw(struct wp_lat_hists *h, struct wp_lathist *sum)
 {
+	const struct wp_lathist *hc;
 	const u64 *src;
 	u64 *dst = &sum->b[0][0];
 	unsigned int i, n = WP_LAT_ROWS * WP_LAT_BUCKETS;
@@ -611,18 +737,23 @@ static void wp_lat_raw(struct wp_lat_pol *lp, struct wp_lathist *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		src = &lp->cpu[cpu]->b[0][0];
+		/* Pairs with the release in wp_lat_prepare(). */
+		hc = smp_load_acquire(&h->cpu[cpu]);
+		if (!hc)
+			continue;
+		src = &hc->b[0][0];
 		for (i = 0; i < n; i++)
 			dst[i] += READ_ONCE(src[i]);
 	}
 }
 
 /**
- * wp_lat_sum() - @pol's histograms since load or its last reset.
+ * wp_lat_sum() - @pol's histograms since they were allocated or reset.
  * @pol: a registered policy.
  * @sum: out: summed over CPUs minus the baseline (zero if none).
  *
- * Lock-free; may run while wakeups and resets go on.
+ * Lock-free (RCU: an eviction frees them after a grace period); may run
+ * while wakeups and resets go on.
  *
  * Return: whether @pol has histograms.
  */
@@ -631,20 +762,24 @@ bool wp_lat_sum(struct wakeplace_policy *pol, struct wp_lathist *sum)
 	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
 	unsigned int seq, i, n = WP_LAT_ROWS * WP_LAT_BUCKETS;
 	u64 *dst = &sum->b[0][0];
+	struct wp_lat_hists *h;
 	const u64 *base;
 
-	/* Pairs with the release in wp_lat_prepare(). */
-	if (!smp_load_acquire(&lp->cpu)) {
+	rcu_read_lock();
+	h = rcu_dereference(lp->h);
+	if (!h) {
+		rcu_read_unlock();
 		memset(sum, 0, sizeof(*sum));
 		return false;
 	}
-	base = &lp->base->b[0][0];
+	base = &h->base->b[0][0];
 	do {
 		seq = read_seqcount_begin(&wp_lat_seq);
-		wp_lat_raw(lp, sum);
+		wp_lat_raw(h, sum);
 		for (i = 0; i < n; i++)
 			dst[i] -= min(dst[i], READ_ONCE(base[i]));
 	} while (read_seqcount_retry(&wp_lat_seq, seq));
+	rcu_read_unlock();
 	return true;
 }
 
@@ -657,18 +792,20 @@ bool wp_lat_sum(struct wakeplace_policy *pol, struct wp_lathist *sum)
 void wp_lat_reset(struct wakeplace_policy *pol)
 {
 	struct wp_lat_pol *lp = &wp_lat_pols[wp_policy_index(pol)];
+	struct wp_lat_hists *h;
 
 	lockdep_assert_held(&wp_mutex);
-	if (!lp->cpu)
+	h = rcu_dereference_protected(lp->h, lockdep_is_held(&wp_mutex));
+	if (!h)
 		return;
 	write_seqcount_begin(&wp_lat_seq);
-	wp_lat_raw(lp, lp->base);
+	wp_lat_raw(h, h->base);
 	write_seqcount_end(&wp_lat_seq);
 }
 
 /**
- * wp_lat_init() - allocate the slot table and, unless latency_sample=0,
- * start tracking.  Called at load before the first policy is set.
+ * wp_lat_init() - allocate the slot table and, if latency_sample is set
+ * (default 0: off), start tracking.  Called at load before the first policy is set.
  *
  * Return: 0, -ENOENT if a scheduler tracepoint is missing, -ENOMEM.
  */
@@ -717,9 +854,15 @@ void wp_lat_exit(void)
 	unsigned int i;
 
 	wp_lat_probes_off();
+	rcu_barrier();		/* evicted histograms */
 	if (wp_lat_pols)
-		for (i = 0; i < wp_nr_policies; i++)
-			wp_lat_pol_free(&wp_lat_pols[i]);
+		for (i = 0; i < wp_nr_policies; i++) {
+			struct wp_lat_hists *h = rcu_dereference_protected(
+					wp_lat_pols[i].h, 1);
+
+			if (h)
+				wp_lat_hists_free(h);
+		}
 	kfree(wp_lat_pols);
 	wp_lat_pols = NULL;
 	kvfree(wp_lat_tab);

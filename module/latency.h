@@ -40,5 +40,6 @@ void wp_lat_placed(struct wakeplace_policy *pol, struct task_struct *p,
 		   enum wp_outcome outcome);
 bool wp_lat_sum(struct wakeplace_policy *pol, struct wp_lathist *sum);
 void wp_lat_reset(struct wakeplace_policy *pol);
+size_t wp_lat_mem(struct wakeplace_policy *pol, unsigned int *ncpus);
 
 #endif /* WP_LATENCY_H */

@@ -76,6 +76,8 @@ const char * const wp_counter_names[WP_C_NR] = {
 #ifdef WAKEPLACE_TEST
 	[WP_C_AUDITED]		= "audited",
 	[WP_C_FALSE_BUSY]	= "false_busy",
+	[WP_C_PROBE_HITS]	= "probe_hits",
+	[WP_C_HOOK_HITS]	= "hook_hits",
 #endif
 };
 

@@ -69,6 +69,8 @@ enum wp_counter {
 #ifdef WAKEPLACE_TEST
 	WP_C_AUDITED,
 	WP_C_FALSE_BUSY,
+	WP_C_PROBE_HITS,
+	WP_C_HOOK_HITS,
 #endif
 	WP_C_NR,
 };
@@ -85,6 +87,17 @@ static __always_inline void wp_count(enum wp_counter c)
 {
 	this_cpu_inc(wp_counters.c[c]);
 }
+
+/*
+ * Test builds count every entry into a probe and the hook, so a test can
+ * show that stock with measurement off runs none of them; other builds
+ * pay nothing.
+ */
+#ifdef WAKEPLACE_TEST
+#define wp_test_count(c)	wp_count(c)
+#else
+#define wp_test_count(c)	do { } while (0)
+#endif
 
 static __always_inline unsigned int wp_log2_bucket(u64 v)
 {

@@ -199,6 +199,24 @@ static ssize_t latency_sample_store(struct kobject *k,
 	return ret ? ret : count;
 }
 
+/* Per policy: bytes of latency histograms and CPUs they cover. */
+static ssize_t latency_mem_show(struct kobject *k, struct kobj_attribute *a,
+				char *buf)
+{
+	unsigned int i, ncpus;
+	int len = 0;
+	size_t b;
+
+	mutex_lock(&wp_mutex);
+	for (i = 0; i < wp_nr_policies; i++) {
+		b = wp_lat_mem(wp_policies[i], &ncpus);
+		len += sysfs_emit_at(buf, len, "%s %zu %u\n",
+				     wp_policies[i]->name, b, ncpus);
+	}
+	mutex_unlock(&wp_mutex);
+	return len;
+}
+
 static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(version),
 	__ATTR_RO(kernel),
@@ -211,6 +229,7 @@ static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(last_switch),
 	__ATTR(sample_period, 0644, sample_period_show, sample_period_store),
 	__ATTR(latency_sample, 0644, latency_sample_show, latency_sample_store),
+	__ATTR_RO(latency_mem),
 #ifdef WAKEPLACE_TEST
 	__ATTR_RO(idle_mask),
 #endif

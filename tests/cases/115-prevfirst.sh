@@ -15,7 +15,8 @@
 
 [ -x "$WP_ROOT/tests/tools/wakeprobe" ] || fail "tests/tools/wakeprobe not built"
 
-wp_load
+# The quality counters below need the measurement on (off at load).
+wp_load latency_sample=1
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp115
 

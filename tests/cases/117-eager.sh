@@ -20,7 +20,8 @@
 burst=$WP_ROOT/tests/tools/wakeburst
 [ -x "$burst" ] || fail "tests/tools/wakeburst not built"
 
-wp_load policy=eager
+# The quality counters below need the measurement on (off at load).
+wp_load policy=eager latency_sample=1
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp117
 inst=$WP_TRACE_INST

@@ -43,6 +43,23 @@ assert_eq "$RC" 1 "second load is refused"
 ctl_ok -j status
 assert_eq "$(jqo .loaded)" true "status: loaded"
 assert_eq "$(jqo .policy)" stock "status: policy after load"
+
+# ---- the measurement switch: off at load, on for what follows ----------------------
+ctl_ok -j stats latency
+assert_eq "$(jqo .latency_sample)" 0 "stats latency -j: off at load"
+ctl_ok stats latency on
+assert_eq "$(wp_read latency_sample)" 1 "stats latency on"
+ctl_ok stats latency sample 4
+assert_eq "$(wp_read latency_sample)" 4 "stats latency sample 4"
+ctl_ok stats latency on
+assert_eq "$(wp_read latency_sample)" 4 "stats latency on keeps sample 4"
+ctl_ok stats latency off
+assert_eq "$(wp_read latency_sample)" 0 "stats latency off"
+ctl stats latency sample 65537
+assert_eq "$RC" 2 "stats latency sample 65537: exit 2"
+ctl_ok stats latency on
+assert_eq "$(wp_read latency_sample)" 1 "stats latency on again"
+ctl_ok -j status	# $OUT again holds the status the checks below read
 assert_eq "$(jqo .state)" ok "status: state"
 assert_eq "$(jqo .kernel.release)" "$(uname -r)" "status: kernel release"
 assert_eq "$(jqo .kernel.supported)" true "status: kernel supported"

@@ -43,7 +43,8 @@ end_auto() {
 	log "auto exited $ARC"
 }
 
-wp_load
+# auto measures: it refuses with the measurement off (off at load).
+wp_load latency_sample=1
 bg_load -g 2 -l 200
 
 # ---- runs under load, status shows it, SIGTERM leaves stock -------------------------

@@ -164,6 +164,52 @@ rc=$?
 check "switchback: no module files: exit 0, no wp_ rows" \
 	eval '[ $rc = 0 ] && ! grep -q ",wp_" "$TMPD/sb2/results.csv"'
 
+# ---- measurement: switched on for the run, the old value restored on every exit --
+cat >"$TMPD/swlat" <<'X'
+#!/bin/bash
+echo "$1" >"$FAKE_STATE"
+cat "$WP_SYSFS/latency_sample" >>"$SEEN"
+X
+chmod +x "$TMPD/swlat"
+export SEEN=$TMPD/seen
+ABL=("$BENCH/ab" --workload-dir "$W" --metrics "$M" --switcher "$TMPD/swlat"
+     --settle 0 --warmup 0 -d 1 -p "stock fast" -w fake -l 1 -r 1 -s 4)
+echo 0 >"$F/latency_sample"; : >"$SEEN"
+"${ABL[@]}" -o "$TMPD/abl1" >/dev/null 2>&1
+rc=$?
+check "ab: measurement on (1) for every block, off (0) again after" \
+	eval '[ $rc = 0 ] && [ "$(sort -u "$SEEN")" = 1 ] && [ "$(cat "$F/latency_sample")" = 0 ]'
+echo 8 >"$F/latency_sample"; : >"$SEEN"
+"${ABL[@]}" -o "$TMPD/abl2" >/dev/null 2>&1
+rc=$?
+check "ab: a sample already set (8) is kept during and after" \
+	eval '[ $rc = 0 ] && [ "$(sort -u "$SEEN")" = 8 ] && [ "$(cat "$F/latency_sample")" = 8 ]'
+echo 0 >"$F/latency_sample"
+"$BENCH/ab" --workload-dir "$W" --metrics "$M" --switcher false --settle 0 \
+	--warmup 0 -d 1 -p "stock fast" -w fake -l 1 -r 1 -o "$TMPD/abl3" >/dev/null 2>&1
+rc=$?
+check "ab: the switcher fails (exit 2): latency_sample 0 again" \
+	eval '[ $rc = 2 ] && [ "$(cat "$F/latency_sample")" = 0 ]'
+: >"$SEEN"
+"$BENCH/ab" --workload-dir "$W" --metrics "$M" --switcher "$TMPD/swlat" --settle 0 \
+	--warmup 0 -d 4 -p "stock fast" -w tick -l 1 -r 1 -o "$TMPD/abl4" >/dev/null 2>&1 &
+abpid=$!
+for ((i = 0; i < 100; i++)); do [ -s "$SEEN" ] && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$abpid"
+wait "$abpid"
+rc=$?
+check "ab: TERM in a block (exit 143): latency_sample 0 again" \
+	eval '[ $rc = 143 ] && [ "$(sort -u "$SEEN")" = 1 ] && [ "$(cat "$F/latency_sample")" = 0 ]'
+: >"$SEEN"
+"$BENCH/switchback" --workload-dir "$W" --metrics "$M" --switcher "$TMPD/swlat" \
+	-w tick -p "stock fast" -b 0.8 -S 0.2 -i 0.1 -n 1 --min-pairs 3 -s 5 \
+	--no-plot -o "$TMPD/sbl" >/dev/null 2>&1
+rc=$?
+check "switchback: measurement on for every stretch, off again after" \
+	eval '[ $rc = 0 ] && [ "$(sort -u "$SEEN")" = 1 ] && [ "$(cat "$F/latency_sample")" = 0 ]'
+rm -f "$F/latency_sample"
+
 # ---- demo -------------------------------------------------------------------------
 "$BENCH/demo" -n >"$TMPD/demo.plan" 2>&1
 # shellcheck disable=SC2034 # read by the eval'd check below

@@ -241,8 +241,8 @@ run stats latency-sample
 check "stats latency-sample: shows it" eval '[ $RC = 0 ] && grep -q "^latency_sample: 1 " "$OUT"'
 run stats latency-sample 16
 check "stats latency-sample N: writes it, silent" eval '[ $RC = 0 ] && [ "$(cat "$T/latency_sample")" = 16 ] && [ ! -s "$OUT" ]'
-run -j stats lat 0
-check "stats lat 0 -j: off, {latency_sample: 0}" eval '[ $RC = 0 ] && json_ok && jqe ".latency_sample == 0" && [ "$(cat "$T/latency_sample")" = 0 ]'
+run -j stats latency-sample 0
+check "stats latency-sample 0 -j: off, {latency_sample: 0}" eval '[ $RC = 0 ] && json_ok && jqe ".latency_sample == 0" && [ "$(cat "$T/latency_sample")" = 0 ]'
 run stats latency-sample
 check "stats latency-sample 0 reads as off" eval '[ $RC = 0 ] && grep -q "latency tracking off" "$OUT"'
 for bad in 65537 -1 abc 1x; do
@@ -255,6 +255,41 @@ run stats latency-sample 1 2
 check "stats latency-sample with two values: exit 2" eval '[ $RC = 2 ]'
 RC=0; "$WP_CTL" --sysfs "$TMPD/none" stats latency-sample >"$OUT" 2>"$ERR" || RC=$?
 check "stats latency-sample, module not loaded: exit 3" eval '[ $RC = 3 ]'
+
+# ---- stats latency on|off|sample N: the measurement switch -------------------------------
+make_tree "$T"
+echo 0 >"$T/latency_sample"
+run stats latency
+check "stats latency: shows off" eval '[ $RC = 0 ] && grep -q "^latency_sample: 0 (latency tracking off)" "$OUT"'
+run stats latency on
+check "stats latency on: writes 1, silent" eval '[ $RC = 0 ] && [ "$(cat "$T/latency_sample")" = 1 ] && [ ! -s "$OUT" ]'
+echo 8 >"$T/latency_sample"
+run -j stats latency on
+check "stats latency on -j: a sample already set is kept, {latency_sample: 8}" \
+	eval '[ $RC = 0 ] && json_ok && jqe ".latency_sample == 8" && [ "$(cat "$T/latency_sample")" = 8 ]'
+run -j stats latency off
+check "stats latency off -j: 0, {latency_sample: 0}" \
+	eval '[ $RC = 0 ] && json_ok && jqe ".latency_sample == 0" && [ "$(cat "$T/latency_sample")" = 0 ]'
+run -v stats latency sample 16
+check "stats latency sample 16 -v: writes and shows it" \
+	eval '[ $RC = 0 ] && [ "$(cat "$T/latency_sample")" = 16 ] && grep -q "^latency_sample: 16 " "$OUT"'
+run stats latency sample 0
+check "stats latency sample 0: off" eval '[ $RC = 0 ] && [ "$(cat "$T/latency_sample")" = 0 ]'
+for bad in "sample 65537" "sample -1" "sample" "sample 1 2" "on 1" "off x" "maybe"; do
+	# shellcheck disable=SC2034 # read by the eval'd check below
+	before=$(tree_sum "$T")
+	# shellcheck disable=SC2086 # the words are the arguments
+	run stats latency $bad
+	check "stats latency $bad: exit 2, nothing written" eval '[ $RC = 2 ] && [ "$before" = "$(tree_sum "$T")" ]'
+done
+RC=0; "$WP_CTL" --sysfs "$TMPD/none" stats latency on >"$OUT" 2>"$ERR" || RC=$?
+check "stats latency on, module not loaded: exit 3" eval '[ $RC = 3 ]'
+chmod 0444 "$T/latency_sample"
+if [ "$(id -u)" != 0 ]; then
+	run stats latency off
+	check "stats latency off, file not writable: exit 1" eval '[ $RC = 1 ] && [ "$(cat "$T/latency_sample")" = 0 ]'
+fi
+chmod 0644 "$T/latency_sample"
 
 # ---- older module: no latency files, no new keys ----------------------------------------
 make_tree "$T" old
@@ -280,6 +315,9 @@ run -j stats latency-sample
 check "old module: stats latency-sample -j: null, exit 0" eval '[ $RC = 0 ] && jqe ".latency_sample == null"'
 run stats latency-sample 4
 check "old module: setting latency-sample exits 1 and says why" \
+	eval '[ $RC = 1 ] && grep -q "no latency tracking" "$ERR" && [ ! -e "$T/latency_sample" ]'
+run stats latency on
+check "old module: stats latency on exits 1 and says why" \
 	eval '[ $RC = 1 ] && grep -q "no latency tracking" "$ERR" && [ ! -e "$T/latency_sample" ]'
 : >"$OUT"
 "$WP_CTL" watch -i 0.2 </dev/null >"$OUT" 2>"$ERR" &

@@ -53,6 +53,24 @@ run -j status
 check "status -j: one document, types and values" \
 	eval '[ $RC = 0 ] && json_ok && jq -e "(.loaded == true) and (.version == \"0.1.0\") and (.policy == \"mirror\") and (.state == \"ok\") and (.reverted == null) and (.hook == \"attached\") and (.kernel.release == \"6.1.0-57-amd64\") and (.kernel.flavour == \"6.1\") and (.kernel.supported == true) and (.sample_period == 64) and (.counters.redirected == 1000) and (.counters.handed_back == 7) and (.sched_ext == null) and (.timestamp|type == \"number\")" "$OUT" >/dev/null'
 
+# The measurement and the histograms' memory (latency_mem).
+{ for p in $FAKE_POLICIES; do echo "$p 0 0"; done; } | sed 's/^mirror 0 0$/mirror 233472 4/; s/^stock 0 0$/stock 116736 2/' >"$T/latency_mem"
+run status
+check "status: measurement on, histograms per policy in KiB with CPUs and the total" \
+	eval '[ $RC = 0 ] && grep -q "^measure: *on, one wakeup in 1 tracked" "$OUT" && grep -Eq "^histograms: .*mirror 228 KiB \(4 CPUs\).*, total 342 KiB$" "$OUT" && grep -q "stock 114 KiB (2 CPUs)" "$OUT"'
+run -j status
+check "status -j: latency_sample and latency_mem {policy: {bytes, cpus}}" \
+	eval '[ $RC = 0 ] && json_ok && jq -e "(.latency_sample == 1) and (.latency_mem.mirror.bytes == 233472) and (.latency_mem.mirror.cpus == 4) and (.latency_mem.noscan.bytes == 0) and (.latency_mem|length == $(echo $FAKE_POLICIES | wc -w))" "$OUT" >/dev/null'
+echo 0 >"$T/latency_sample"
+{ for p in $FAKE_POLICIES; do echo "$p 0 0"; done; } >"$T/latency_mem"
+run status
+check "status: measurement off says how to switch it on; no histograms" \
+	eval '[ $RC = 0 ] && grep -q "^measure: *off (stats latency on" "$OUT" && grep -q "^histograms: *none$" "$OUT"'
+rm -f "$T/latency_mem"; echo 1 >"$T/latency_sample"
+run -j status
+check "status -j: an older module without latency_mem: null" \
+	eval '[ $RC = 0 ] && json_ok && jq -e "(.latency_mem == null) and (.latency_sample == 1)" "$OUT" >/dev/null'
+
 grep -v select_task_rq_fair "$WAKEPLACE_ENABLED_FUNCTIONS" >"$WAKEPLACE_ENABLED_FUNCTIONS.x"
 printf 'select_task_rq_fair_other (1)\n' >>"$WAKEPLACE_ENABLED_FUNCTIONS.x"
 mv "$WAKEPLACE_ENABLED_FUNCTIONS.x" "$WAKEPLACE_ENABLED_FUNCTIONS"
@@ -262,7 +280,8 @@ check "completion: tunable keys" eval '[ "$(comp wakeplacectl -j tune cachehot "
 check "completion: --sysfs DIR honoured" eval '[ "$(WAKEPLACE_SYSFS=/nonexistent comp wakeplacectl --sysfs "$T" shadow set m)" = "mirror" ]'
 check "completion: stats options" eval 'comp wakeplacectl stats --p | grep -q -- "--policy"'
 check "completion: stats --outcomes" eval '[ "$(comp wakeplacectl stats --o)" = "--outcomes" ]'
-check "completion: stats latency-sample" eval '[ "$(comp wakeplacectl stats l)" = "latency-sample" ]'
+check "completion: stats latency, latency-sample" eval '[ "$(comp wakeplacectl stats l | tr "\n" " ")" = "latency latency-sample " ]'
+check "completion: stats latency on|off|sample" eval '[ "$(comp wakeplacectl stats latency "" | tr "\n" " ")" = "on off sample " ]'
 
 DEST=$TMPD/inst
 if make -s -C "$CTL_TOP/ctl" install DESTDIR="$DEST" PREFIX=/usr/local >"$OUT" 2>"$ERR"; then
