@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: guest CPU topology matches WP_TOPO (catches harness misconfiguration)
 # requires: vm
-# tier: core scale
+# tier: core scale flavour
 # shellcheck source=tests/lib.sh
 . "$WP_TESTS/lib.sh"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: runner environment: env vars, writable WP_OUT, kernel log marker
 # requires: vm topo=llc2
-# tier: core
+# tier: core flavour
 # shellcheck source=tests/lib.sh
 . "$WP_TESTS/lib.sh"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: insmod works, taints only O/E, sysfs in place, the ftrace hook attached only off stock
 # requires: module topo=llc2
-# tier: core
+# tier: core flavour
 . "$WP_TESTS/lib.sh"
 
 t0=$(taint)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: stock -> mirror -> stock while perf bench sched messaging runs
 # requires: module perf
-# tier: core
+# tier: core flavour
 . "$WP_TESTS/lib.sh"
 
 counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }

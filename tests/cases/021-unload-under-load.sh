@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: rmmod while a non-stock policy places a heavy wakeup load
 # requires: module perf topo=llc2
-# tier: core
+# tier: core flavour
 . "$WP_TESTS/lib.sh"
 
 for pol in mirror idlemask; do

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: a wrong layout, kernel build or policy name is refused at load: errno, one line naming it, nothing left
 # requires: module topo=llc2
-# tier: core
+# tier: core flavour
 . "$WP_TESTS/lib.sh"
 
 tracefs_mount

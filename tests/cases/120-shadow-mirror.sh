@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: shadow mirror under stock agrees with the kernel on >= 95% of picks
 # requires: module perf topo=llc2
-# tier: core
+# tier: core flavour
 . "$WP_TESTS/lib.sh"
 
 wp_load

@@ -194,6 +194,8 @@ check "parse_tap skip reason" has "$TMP/parsed" '^ok - host/x: gamma # SKIP no g
 check "parse_tap bail out fails" has "$TMP/parsed" '^not ok - host/x: bail-out: Bail out! broken$'
 
 check "kernel_label" test "$(kernel_label 6.12.95+deb12-amd64) $(kernel_label 6.1)" = "6.12 6.1"
+check "kernel_label of Debian's flavours" \
+	test "$(kernel_label 6.1.0-57-cloud-amd64) $(kernel_label 6.12.95+deb12-rt-amd64) $(kernel_label 6.1-cloud)" = "6.1-cloud 6.12-rt 6.1-cloud"
 
 # report_vm on the runner output above (a finished VM, exit 1).
 declare -gA KREL=([6.1]=6.1.0-fake)
@@ -260,13 +262,16 @@ check "run_host_tests: a hung script is killed and fails" \
 	has "$TMP/host.out" '^not ok - host/d-hang: killed after WP_HOST_TIMEOUT=6s$'
 
 if [ -r /var/lib/wakeplace/kernels ]; then
-	r=$(sed -n 1p /var/lib/wakeplace/kernels)
-	if [ -f "/boot/vmlinuz-$r" ]; then
-		check "resolve_kernel 6.1 follows /var/lib/wakeplace/kernels" \
-			test "$(resolve_kernel "$(kernel_label "$r")")" = "$r"
-	else
-		tap_skip resolve_kernel "/boot/vmlinuz-$r missing"
-	fi
+	# Each release back from its label: 6.1 the generic kernel, 6.1-cloud
+	# the cloud one, though both are 6.1.0-57.
+	while read -r r; do
+		if [ -f "/boot/vmlinuz-$r" ]; then
+			check "resolve_kernel $(kernel_label "$r") follows /var/lib/wakeplace/kernels" \
+				test "$(resolve_kernel "$(kernel_label "$r")")" = "$r"
+		else
+			tap_skip "resolve_kernel $r" "/boot/vmlinuz-$r missing"
+		fi
+	done < /var/lib/wakeplace/kernels
 else
 	tap_skip resolve_kernel "no /var/lib/wakeplace/kernels (run scripts/setup)"
 fi

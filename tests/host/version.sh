@@ -174,9 +174,12 @@ dkconf() { # FILE VAR: a dkms.conf value as DKMS reads it
 }
 check "dkms.conf: PACKAGE_VERSION $ver" eval '[ "$(dkconf ./dkms.conf PACKAGE_VERSION)" = "$ver" ]'
 kre=$(dkconf ./dkms.conf BUILD_EXCLUSIVE_KERNEL)
-check "dkms.conf: BUILD_EXCLUSIVE_KERNEL ($kre) takes the listed series, not ${others[*]}" eval '
-	for k in $kernels; do [[ $k.0-1-amd64 =~ $kre ]] && [[ $k.95+deb12-amd64 =~ $kre ]] || { echo "refuses $k"; exit 1; }; done
-	for k in "${others[@]}"; do [[ $k.0-1-amd64 =~ $kre ]] && { echo "takes $k"; exit 1; }; done; true'
+# Each series in Debian's flavours too: generic, cloud, rt.
+check "dkms.conf: BUILD_EXCLUSIVE_KERNEL ($kre) takes the listed series in every flavour, not ${others[*]}" eval '
+	for k in $kernels; do for r in $k.0-1-amd64 $k.95+deb12-amd64 $k.0-57-cloud-amd64 $k.95+deb12-rt-amd64; do
+		[[ $r =~ $kre ]] || { echo "refuses $r"; exit 1; }; done; done
+	for k in "${others[@]}"; do for r in $k.0-1-amd64 $k.0-1-cloud-amd64 $k.5+deb13-rt-amd64; do
+		[[ $r =~ $kre ]] && { echo "takes $r"; exit 1; }; done; done; true'
 
 fakehdr() { # DIR MAJOR MINOR: headers enough for dkms-build --check
 	mkdir -p "$1/include/generated/uapi/linux"
