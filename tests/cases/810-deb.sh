@@ -91,7 +91,8 @@ assert_match "$st" "^wakeplace/${ver//./\\.}, $rel_re, x86_64: installed" "dkms 
 ko=$(modinfo -n wakeplace) || fail "modinfo cannot find the DKMS module"
 assert_match "$ko" "^/(usr/)?lib/modules/$rel_re/updates/dkms/wakeplace\.ko" "module path"
 assert_eq "$(modinfo -F version wakeplace)" "$ver" "module version"
-assert_eq "$(command -v wakeplacectl)" /usr/sbin/wakeplacectl "wakeplacectl on PATH"
+# Merged /usr: PATH may find it as /sbin/wakeplacectl, the same file.
+assert_eq "$(readlink -f "$(command -v wakeplacectl)")" /usr/sbin/wakeplacectl "wakeplacectl on PATH"
 [ -f /lib/systemd/system/wakeplace-auto.service ] || fail "the unit is not installed"
 [ -e /etc/systemd/system/multi-user.target.wants/wakeplace-auto.service ] &&
 	fail "the package enabled wakeplace-auto.service"
