@@ -24,7 +24,7 @@ SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h
 CHECKPATCH ?= build/tools/checkpatch.pl
 
 .PHONY: all module ctl bench tools targets check stress deps deps-remove lint style sparse clean demo \
-	install uninstall dkms-install
+	install uninstall dkms-install install-userspace deb
 
 all: module ctl bench tools
 
@@ -161,19 +161,37 @@ clean:
 #   make dkms-install [KVER=<release>]
 #       registers the sources with DKMS and builds for every installed
 #       kernel (or only <release>): packaging/dkms-install.
-install uninstall: PREFIX ?= /usr/local
+#   make install-userspace [PREFIX=/usr/local] [DESTDIR=] [DOCDIR=] [UNITDIR=]
+#       the userspace half of make install (no module, no depmod): what
+#       the wakeplacectl package ships (debian/rules: its doc directory,
+#       and the unit in /lib/systemd/system as bookworm wants it).
+#   make deb [WP_DEB_VERSION=X.Y.Z] [DEB_DIR=build/deb]
+#       wakeplace-dkms and wakeplacectl .debs in DEB_DIR (scripts/mkdeb);
+#       WP_DEB_VERSION builds them as another version (upgrade tests).
+install uninstall install-userspace: PREFIX ?= /usr/local
+install uninstall install-userspace: DOCDIR ?= $(PREFIX)/share/doc/wakeplace
 install uninstall: WP_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra
-install uninstall: WP_DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/wakeplace
-install uninstall: WP_UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
+install uninstall install-userspace: WP_DOCDIR = $(DESTDIR)$(DOCDIR)
+install uninstall install-userspace: UNITDIR ?= $(PREFIX)/lib/systemd/system
+install uninstall install-userspace: WP_UNITDIR = $(DESTDIR)$(UNITDIR)
 
 install: module ctl
 	@if [ -n "$(WP_TEST)" ]; then \
 		echo "wakeplace: refusing to install a test build (WP_TEST/WP_TWIN)" >&2; \
 		exit 1; fi
-	install -d $(WP_MODDIR) $(WP_DOCDIR)/examples
+	install -d $(WP_MODDIR)
 	install -m 0644 $(BUILD)/wakeplace.ko $(WP_MODDIR)/wakeplace.ko
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); \
 	else echo "DESTDIR set: depmod skipped"; fi
+	$(MAKE) --no-print-directory install-userspace DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) \
+		DOCDIR=$(DOCDIR) UNITDIR=$(UNITDIR)
+	@if [ -z "$(DESTDIR)" ] && \
+	    ls /lib/modules/$(KVER)/updates/dkms/wakeplace.ko* >/dev/null 2>&1; then \
+		echo "note: a DKMS build in /lib/modules/$(KVER)/updates/dkms takes precedence over extra/"; fi
+	@echo "installed for $(KVER); load with: modprobe wakeplace [policy=NAME]"
+
+install-userspace: ctl
+	install -d $(WP_DOCDIR)/examples
 	$(MAKE) -C ctl install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	install -m 0644 README.md docs/sysfs-* docs/*.md $(WP_DOCDIR)/
 	install -m 0644 packaging/modprobe.d/wakeplace.conf \
@@ -184,10 +202,6 @@ install: module ctl
 	sed 's,^ExecStart=/usr/local/sbin/,ExecStart=$(PREFIX)/sbin/,' \
 		packaging/systemd/wakeplace-auto.service >$(WP_UNITDIR)/wakeplace-auto.service
 	chmod 0644 $(WP_UNITDIR)/wakeplace-auto.service
-	@if [ -z "$(DESTDIR)" ] && \
-	    ls /lib/modules/$(KVER)/updates/dkms/wakeplace.ko* >/dev/null 2>&1; then \
-		echo "note: a DKMS build in /lib/modules/$(KVER)/updates/dkms takes precedence over extra/"; fi
-	@echo "installed for $(KVER); load with: modprobe wakeplace [policy=NAME]"
 
 uninstall:
 	rm -f $(WP_MODDIR)/wakeplace.ko
@@ -202,6 +216,9 @@ uninstall:
 		[ -e $$f ] && echo "note: $$f is yours: not removed"; done; true
 	@if [ -z "$(DESTDIR)" ] && [ -d /sys/module/wakeplace ]; then \
 		echo "note: wakeplace is still loaded (rmmod wakeplace)"; fi
+
+deb:
+	scripts/mkdeb $(DEB_DIR)
 
 dkms-install:
 	packaging/dkms-install $(if $(filter command line environment,$(origin KVER)),$(KVER))
