@@ -23,7 +23,7 @@ MODNAME := $(if $(WP_TWIN),wakeplace_twin,wakeplace)
 SRCS := $(wildcard module/*.c module/*.h module/policies/*.c module/policies/*.h)
 CHECKPATCH ?= build/tools/checkpatch.pl
 
-.PHONY: all module ctl bench tools targets check stress deps deps-remove lint style sparse clean demo \
+.PHONY: all module ctl bench tools targets check check-deb stress deps deps-remove lint style sparse clean demo \
 	install uninstall dkms-install install-userspace deb
 
 all: module ctl bench tools
@@ -104,6 +104,12 @@ scale-docs:
 TARGET_KERNELS = $(shell cat /var/lib/wakeplace/kernels 2>/dev/null)
 targets: ctl bench tools
 	@for k in $(TARGET_KERNELS); do $(MAKE) --no-print-directory KVER=$$k module || exit 1; done
+
+# The Debian packages installed, upgraded and purged with apt in a guest of
+# each kernel (tests/pkg; DKMS builds under TCG: ~20-35 min a kernel).
+check-deb: deps
+	WP_BUILD_DEBS=1 WP_EXTRA_CASES=$(CURDIR)/tests/pkg TESTS=810 TOPOS=llc2 \
+		KERNELS="$${KERNELS:-6.1 6.12 7.2}" WP_NO_HOST_TESTS=1 tests/check
 
 # The reliability suite's long version: boots each kernel, prints a table.
 stress: deps targets

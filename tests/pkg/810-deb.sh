@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: apt install of the wakeplace-dkms and wakeplacectl .debs builds the module with DKMS; modprobe and wakeplacectl work; an upgrade keeps the admin's modprobe.d; apt purge leaves nothing of ours
-# requires: root vm apt dkms dpkg bpftool jq topo=llc2 kernel=6.12
-# tier: core
+# requires: root vm apt dkms dpkg bpftool jq topo=llc2
+# tier: package (make check-deb; not in make check: two DKMS builds under TCG take 20-35 min)
 . "$WP_TESTS/cases/8xx-admin-lib.sh"
 admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
@@ -12,7 +12,7 @@ rel_re=${rel//./\\.}
 rel_re=${rel_re//+/\\+}
 ver=$("$WP_ROOT/scripts/gen-version" version)
 [ -n "$ver" ] || fail "cannot read VERSION"
-# tests/check's build stage makes both (make deb, and make deb
+# make check-deb's build stage (WP_BUILD_DEBS=1) makes both (make deb, and make deb
 # WP_DEB_VERSION=<next patch level> DEB_DIR=build/deb-upgrade).
 debs=$WP_ROOT/build/deb
 up=$WP_ROOT/build/deb-upgrade
