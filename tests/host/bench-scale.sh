@@ -130,7 +130,7 @@ check "scale -n: the plan, 60 blocks, ABBA per round and level" \
 	eval '[ $rc = 0 ] && [ "$(grep -c "^[0-9]" "$TMPD/plan")" = 60 ] &&
 	      awk "/^[0-9]/ { k = \$2 \" \" \$4; s[k] = s[k] \" \" \$5 } END { for (k in s) { n = split(s[k], a, \" \"); if (n != 6 || a[1] != a[6] || a[2] != a[5] || a[3] != a[4]) exit 1 } }" "$TMPD/plan"'
 
-# A checkout under /tmp: scale, demo and vm refuse it in one line.
+# A checkout under /tmp: every script that boots a guest refuses it in one line.
 mkdir -p "$TMPD/co"
 cp -r "$BENCH" "$TMPD/co/bench-scripts"
 "$TMPD/co/bench-scripts/scale" -n >/dev/null 2>"$TMPD/t1.err"
@@ -139,8 +139,14 @@ rc1=$?
 rc2=$?
 "$TMPD/co/bench-scripts/vm" -k x -- scale >/dev/null 2>"$TMPD/t3.err"
 rc3=$?
-check "a checkout under /tmp: scale, demo and vm exit 2 with one line saying why" \
-	eval 'for i in 1 2 3; do eval "r=\$rc$i"; [ "$r" = 2 ] && [ "$(wc -l <"$TMPD/t$i.err")" = 1 ] &&
+"$TMPD/co/bench-scripts/pickcost" -k x >/dev/null 2>"$TMPD/t4.err"
+rc4=$?
+cp -r "$BENCH/../tests" "$TMPD/co/tests"
+mkdir -p "$TMPD/co/module" && cp "$BENCH/../module/kernels" "$TMPD/co/module/"
+KERNELS=6.1 TESTS=001 "$TMPD/co/tests/check" >/dev/null 2>"$TMPD/t5.err"
+rc5=$?
+check "a checkout under /tmp: scale, demo, vm, pickcost and tests/check exit 2 with one line saying why" \
+	eval 'for i in 1 2 3 4 5; do eval "r=\$rc$i"; [ "$r" = 2 ] && [ "$(wc -l <"$TMPD/t$i.err")" = 1 ] &&
 		grep -q "under /tmp or /var/tmp" "$TMPD/t$i.err" || { echo "case $i: exit $r"; cat "$TMPD/t$i.err"; exit 1; }; done'
 
 # ---- vm: the big topologies, with a fake vng -----------------------------------
