@@ -8,9 +8,7 @@ admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
 
 rel=$(uname -r)
-# The release as a literal in a regex: 6.12.95+deb12-amd64 has a "+".
-rel_re=${rel//./\\.}
-rel_re=${rel_re//+/\\+}
+rel_re=$(admin_re "$rel")
 ver=$("$WP_ROOT/scripts/gen-version" version)
 [ -n "$ver" ] || fail "cannot read VERSION"
 [ -d "/lib/modules/$rel/build/include" ] || skip "no headers for $rel in the guest"

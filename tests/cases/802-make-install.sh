@@ -7,9 +7,7 @@ admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
 
 rel=$(uname -r)
-# The release as a literal in a regex: 6.12.95+deb12-amd64 has a "+".
-rel_re=${rel//./\\.}
-rel_re=${rel_re//+/\\+}
+rel_re=$(admin_re "$rel")
 # Two full depmod runs through the guest's 9p root take minutes under TCG
 # and nothing here depends on the CPU topology: once per kernel.
 [ "${WP_TOPO:-}" = smt ] && skip "make install is checked in the llc2 guest of each kernel"

@@ -20,6 +20,13 @@ admin_private_ns() {
 	WP_ADMIN_NS=1 exec unshare --mount --propagation private bash "$@"
 }
 
+# admin_re RELEASE: RELEASE as a literal in an extended regex (its dots
+# and the "+" of 6.12.95+deb12-amd64 escaped).
+admin_re() {
+	local r=${1//./\\.}
+	printf '%s\n' "${r//+/\\+}"
+}
+
 # admin_rw DIR...: make each DIR writable for this case only: an overlay
 # whose upper layer is in a tmpfs of this namespace (the guest's / is the
 # host's, shared read-only or through virtme's own overlays).

@@ -8,8 +8,7 @@ admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
 
 rel=$(uname -r)
-rel_re=${rel//./\\.}
-rel_re=${rel_re//+/\\+}
+rel_re=$(admin_re "$rel")
 ver=$("$WP_ROOT/scripts/gen-version" version)
 [ -n "$ver" ] || fail "cannot read VERSION"
 # make check-deb's build stage (WP_BUILD_DEBS=1) makes both (make deb, and make deb
