@@ -609,22 +609,14 @@ static void wp_lat_evict(unsigned int keep)
 }
 
 /**
- * wp_lat_prepare() - give @pol histograms on the online CPUs if tracking
- * is on.
- * @pol: a policy about to become active.
- *
- * Allocates what is missing: all of it for a policy without histograms
- * (evicting the least recently active one beyond WP_LAT_KEEP), and the
- * CPUs that came online since it was last prepared.  Reads the online
- * mask without the hotplug lock: a CPU coming online meanwhile gets its
- * histograms at the next prepare.
+ * wp_lat_alloc() - wp_lat_prepare() whether or not tracking is on.
+ * @pol: a registered policy.
  *
  * Context: wp_mutex held; may sleep.
  *
- * Return: 0, or -ENOMEM (the policy then runs without some or all
- * histograms; its counters still count).
+ * Return: 0, or -ENOMEM.
  */
-int wp_lat_prepare(struct wakeplace_policy *pol)
+static int wp_lat_alloc(struct wakeplace_policy *pol)
 {
 	unsigned int pi = wp_policy_index(pol);
 	struct wp_lat_pol *lp = &wp_lat_pols[pi];
@@ -632,9 +624,6 @@ int wp_lat_prepare(struct wakeplace_policy *pol)
 	struct wp_lathist *hc;
 	int cpu, ret = 0;
 
-	lockdep_assert_held(&wp_mutex);
-	if (!READ_ONCE(wp_lat_period))
-		return 0;
 	lp->used = ++wp_lat_clock;
 	h = rcu_dereference_protected(lp->h, lockdep_is_held(&wp_mutex));
 	if (!h) {
@@ -668,6 +657,30 @@ err:
 	pr_warn_once("wakeplace: no memory for the latency histograms of %s\n",
 		     pol->name);
 	return -ENOMEM;
+}
+
+/**
+ * wp_lat_prepare() - give @pol histograms on the online CPUs if tracking
+ * is on.
+ * @pol: a policy about to become active.
+ *
+ * Allocates what is missing: all of it for a policy without histograms
+ * (evicting the least recently active one beyond WP_LAT_KEEP), and the
+ * CPUs that came online since it was last prepared.  Reads the online
+ * mask without the hotplug lock: a CPU coming online meanwhile gets its
+ * histograms at the next prepare.
+ *
+ * Context: wp_mutex held; may sleep.
+ *
+ * Return: 0, or -ENOMEM (the policy then runs without some or all
+ * histograms; its counters still count).
+ */
+int wp_lat_prepare(struct wakeplace_policy *pol)
+{
+	lockdep_assert_held(&wp_mutex);
+	if (!READ_ONCE(wp_lat_period))
+		return 0;
+	return wp_lat_alloc(pol);
 }
 
 /**
@@ -715,15 +728,20 @@ int wp_lat_set_period(unsigned int n)
 		wp_lat_probes_off();
 		return 0;
 	}
+	/*
+	 * The active policy's histograms exist before the first wakeup is
+	 * stamped: otherwise its first wakeups would be counted in its
+	 * stats but not in its histograms.
+	 */
+	act = rcu_dereference_protected(wp_active, lockdep_is_held(&wp_mutex));
+	if (act)
+		wp_lat_alloc(act);
 	if (!READ_ONCE(wp_lat_period)) {
 		ret = wp_lat_probes_on();
 		if (ret)
 			return ret;
 	}
 	WRITE_ONCE(wp_lat_period, n);
-	act = rcu_dereference_protected(wp_active, lockdep_is_held(&wp_mutex));
-	if (act)
-		wp_lat_prepare(act);
 	return 0;
 }
 
