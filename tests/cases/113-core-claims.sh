@@ -16,30 +16,14 @@
 # or 60 s (a bound, not a speed requirement).
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
+. "$WP_TESTS/cases/11x-core-lib.sh"
 require_smt
 
 st_init core_claims 1 0
 wp_load policy=idlecore
 at_exit 'wp_loaded && rmmod wakeplace'
-claims0=$(counter core_claims)
-busy0=$(counter core_claim_busy)
-
-wl_start pipe1 perf bench sched pipe -l 2000
-wl_start pipe2 perf bench sched pipe -l 2000
-wl_start msg perf bench sched messaging -g 1 -l 5
-wl_wait
-st_start
-_enough() { [ "$(counter core_claims)" -ge $((claims0 + 3000)) ]; }
-wait_until 60 _enough
-wl_stop
-
-claims=$(( $(counter core_claims) - claims0 ))
-busy=$(( $(counter core_claim_busy) - busy0 ))
-log "core claims $claims, claimed while a sibling was busy $busy, claim_lost $(stat_of idlecore claim_lost), stale_hint $(stat_of idlecore stale_hint), mask picks $(stat_of idlecore mask)"
-[ "$claims" -gt 0 ] || st_bad "the load made no core claim"
-[ "$busy" = 0 ] || st_bad "$busy of $claims core claims while a sibling was not idle"
-[ "$(counter corrected)" = 0 ] || st_bad "corrected picks: $(counter corrected)"
-st_checked "$claims"
+core_claim_load 3000 60
+st_checked "$CLAIMS"
 st_iter
 wp_unload
 st_finish

@@ -32,6 +32,7 @@
 #    pick is outside the wakee's allowed or the active CPUs (corrected).
 . "$WP_TESTS/lib.sh"
 . "$WP_TESTS/stress/lib.sh"
+. "$WP_TESTS/cases/11x-core-lib.sh"
 require_smt
 require_cmd taskset
 n=$(nr_cpus)
@@ -101,24 +102,8 @@ trials=$(awk '$1 == "trials" { print $2 }' <<<"$out")
 [ "$claims" -gt 0 ] || st_bad "no core claim while probing from cpu$W"
 
 # 2. A wakeup load over all CPUs.
-claims0=$(counter core_claims)
-busy0=$(counter core_claim_busy)
-wl_start pipe1 perf bench sched pipe -l 2000
-wl_start pipe2 perf bench sched pipe -l 2000
-wl_start msg perf bench sched messaging -g 1 -l 5
-wl_wait
-st_start
-_enough() { [ "$(counter core_claims)" -ge $((claims0 + 1000)) ]; }
-wait_until 120 _enough
-wl_stop
-
-claims=$(( $(counter core_claims) - claims0 ))
-busy=$(( $(counter core_claim_busy) - busy0 ))
-log "core claims $claims, claimed while a sibling was busy $busy, claim_lost $(stat_of idlecore claim_lost), stale_hint $(stat_of idlecore stale_hint), mask picks $(stat_of idlecore mask)"
-[ "$claims" -gt 0 ] || st_bad "the load made no core claim"
-[ "$busy" = 0 ] || st_bad "$busy of $claims core claims while a sibling was not idle"
-[ "$(counter corrected)" = 0 ] || st_bad "corrected picks: $(counter corrected)"
-st_checked "$((trials + claims))"
+core_claim_load 1000 120
+st_checked "$((trials + CLAIMS))"
 st_iter
 wp_unload
 st_finish
