@@ -24,6 +24,31 @@ done
 STRESS=(stress-ng --affinity 1 --cpu-online 1 --futex 1 --switch 1
 	--pipe 1 --mq 1 --clone 1 --yield 1 --eventfd 1 --timeout 0 -q)
 
+# stack_sampler PID: every ~20 ms, PID's kernel stack while it is inside
+# a write to a sysfs file (kernfs_fop_write_iter), one sample per block of
+# lines ending with "--".  Blocked writers show where they wait; a running
+# one shows nothing.
+stack_sampler() {
+	local pid=$1 st
+	while [ -d "/proc/$pid" ]; do
+		{ st=$(<"/proc/$pid/stack"); } 2>/dev/null
+		if [[ $st == *kernfs_fop_write* ]]; then
+			printf '%s\n--\n' "$st"
+		fi
+		sleep 0.02
+	done
+}
+
+# stack_summary RAW: samples per distinct innermost 5 frames (function
+# names only), most first; each sample stands for about 20 ms of a
+# write's wall time.
+stack_summary() {
+	awk '
+		$0 == "--" { if (sig != "") n[sig]++; sig = ""; k = 0; next }
+		k < 5 { f = $2; sub(/\+.*/, "", f); sig = sig (k ? " < " : "") f; k++ }
+		END { for (s in n) printf "%d %s\n", n[s], s }' "$1" | sort -rn
+}
+
 # measure LABEL KO: one run; prints the summary line.
 measure() {
 	local label=$1 ko=$2 pols p t0 t1 n=0 bad=0 f
@@ -38,6 +63,10 @@ measure() {
 	local spid=$!
 	bg_load -g 2 -l 20
 	sleep 10
+	# Where a slow write waits: this shell's kernel stack, sampled.
+	local me=$BASHPID
+	stack_sampler "$me" > "$WP_OUT/writer-stacks.$label.raw" &
+	local sampler=$!
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
 		for p in $pols; do
@@ -57,6 +86,9 @@ measure() {
 			[ $SECONDS -lt $end ] || break
 		done
 	done
+	kill "$sampler" 2>/dev/null
+	wait "$sampler" 2>/dev/null
+	stack_summary "$WP_OUT/writer-stacks.$label.raw" > "$WP_OUT/writer-stacks.$label.txt"
 	kill -INT -- "-$spid" 2>/dev/null
 	wait_until 120 sh -c "! kill -0 -- -$spid 2>/dev/null" || kill -KILL -- "-$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
@@ -91,6 +123,10 @@ measure() {
 	printf '%s\n' "${ms[@]}" > "$WP_OUT/switch-ms.$label.txt"
 	echo "$line" >> "$WP_OUT/switchlat.txt"
 	log "$line"
+	log "$label: where slow writes waited (samples of ~20 ms, innermost frames first):"
+	head -8 "$WP_OUT/writer-stacks.$label.txt" | while IFS= read -r f; do
+		log "  $f"
+	done
 	[ "${cor:-0}" = 0 ] && [ "${rev:-0}" = 0 ] && [ "$warn" = 0 ] ||
 		fail "$label: corrected ${cor:-?} reverted ${rev:-?} warnings $warn: $(dmesg | grep -E 'WARNING:|BUG:|reverted|blocked' | tail -3)"
 }
