@@ -124,6 +124,8 @@ measure() {
 	echo "$line" >> "$WP_OUT/switchlat.txt"
 	log "$line"
 	log "$label: where slow writes waited (samples of ~20 ms, innermost frames first):"
+	[ -s "$WP_OUT/writer-stacks.$label.txt" ] ||
+		log "  no sample: the writer was never seen blocked (a running task shows no stack)"
 	head -8 "$WP_OUT/writer-stacks.$label.txt" | while IFS= read -r f; do
 		log "  $f"
 	done
