@@ -178,6 +178,20 @@ check "a second run of the same kernel and topology replaces the first; again: n
 	sgen "$t" "$R" && grep -qxF "| 0.9 | mirror | 1000 | 10.00 | 7.50 (4.00-9.00) | 1.00 | 8.00 | 16.00 | 8.3 | 1065.0 |" "$t/docs/perf.md" &&
 	! grep -q "5.00 (4.00-6.00)" "$t/docs/perf.md" && [ "$(ls "$t/docs/scale" | wc -l)" = "$(( $(ls "$ROOT/docs/scale" 2>/dev/null | wc -l) + 1 ))" ] &&
 	sgen "$t" && [ ! -s "$t/gen.out" ]'
+# The same kernel on a second LLC size: its pick cost against LLC size.
+R2=$TMP/run2
+mkdir -p "$R2/run"
+sed 's/llc16/llc32/' "$R/host.txt" >"$R2/host.txt"
+sed 's/\t10\.00\t7\.50\t\(.*\)\t8\.00\t16\.00\t/\t12.50\t7.50\t\1\t9.50\t17.25\t/' "$R/run/scale.tsv" >"$R2/run/scale.tsv"
+cpus=$(for i in $(seq 0 31); do printf '%s{"cpu": %d, "core_id": %d, "package_id": 0, "siblings": "%d", "llc_level": 3, "llc_cpus": "0-31"}' "$([ "$i" -gt 0 ] && echo ,)" "$i" "$i" "$i"; done)
+jq -c --argjson c "[$cpus]" '.cpus = 32 | .topology.cpus = $c' "$R/run/scale.json" >"$R2/run/scale.json"
+check "one LLC size of a kernel: no pick cost table; two: scanned and lines per pick side by side" eval '
+	! grep -q "^#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" &&
+	sgen "$t" "$R2" && grep -qx "#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" &&
+	grep -qxF "(CPUs per LLC: llc16 16, llc32 32)." "$t/docs/perf.md" &&
+	grep -qxF "| level | policy | scanned, llc16 | scanned, llc32 | lines, llc16 | lines, llc32 | stacked %, llc16 | stacked %, llc32 |" "$t/docs/perf.md" &&
+	grep -qxF "| 0.9 | mirror | 8.00 | 9.50 | 16.00 | 17.25 | 10.00 | 12.50 |" "$t/docs/perf.md" &&
+	! grep -q "^| 0.9 | stock#1 | -" "$t/docs/perf.md"'
 cp "$t/docs/perf.md" "$TMP/perf.before"
 check "a run without scale.tsv: fails naming it, writes nothing" eval '
 	! sgen "$t" "$R" "$TMP/nothing" && grep -q "nothing: no scale.tsv" "$t/gen.err" && cmp "$TMP/perf.before" "$t/docs/perf.md"'
