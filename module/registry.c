@@ -22,22 +22,26 @@
  *   registry      registry.c (this file)
  *   kernel        fair.c (the kernel's wakeup path, rebuilt), layout.c
  *                 (BTF offsets), syms.c: read the kernel, call nothing of
- *                 the floors above
+ *                 the floors above by name
  *
  * What still goes both ways, and why:
  *
  * - hook <-> switch: a trip on the wakeup path must end in a switch to
  *   stock, which sleeps.  The hook queues an irq_work, which queues a work
- *   whose function the switch floor registers with wp_hook_init(): a
- *   pointer handed down at load, no call up by name.
+ *   whose function the switch hands down at load (wp_switch_init() calls
+ *   wp_hook_set_revert()): a pointer registered downward, no call up by
+ *   name.
  * - registry -> policies: wp_policies[] names every policy's ops (data,
- *   no call); their context_switch ops are called through the slots.
+ *   no call).  The policies are called up only through their ops, the
+ *   policy interface: select_cpu by fair.c's wp_place() (for the hook),
+ *   context_switch by wp_policies_context_switch() (for idle.c's probe),
+ *   init, exit and tunables_changed by the switch and sysfs.c.
  * - registry <- hook: wp_fair_class is found and written by the hook at
  *   load, before anything reads it; it lives here because latency.c, a
  *   floor below the hook, compares with it.
- * - state -> stats: wp_stats_reset() does not reset the latency
- *   histograms; sysfs.c's reset calls both, so stats.c and latency.c do
- *   not call each other.
+ * - stats.c and latency.c no longer call each other: wp_stats_reset()
+ *   leaves the latency histograms to wp_lat_reset(), and sysfs.c's reset
+ *   calls both; latency.c only counts into stats.c's counters.
  */
 #include <linux/rcupdate.h>
 #include <linux/string.h>
