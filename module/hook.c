@@ -27,12 +27,11 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include "registry.h"
 #include "hook.h"
 #include "fair.h"
 #include "stats.h"
 #include "latency.h"
-
-#define CREATE_TRACE_POINTS
 #include "trace.h"
 
 /**
@@ -54,14 +53,8 @@ struct wp_pcpu {
 };
 static DEFINE_PER_CPU(struct wp_pcpu, wp_pcpu);
 
-struct wakeplace_policy __rcu *wp_active;
-struct wakeplace_policy __rcu *wp_shadow;
-
 typedef int (*wp_select_fn)(struct task_struct *p, int prev, int flags);
 static wp_select_fn wp_orig __read_mostly;
-
-/* fair_sched_class, compared with p->sched_class (latency.c). */
-const void *wp_fair_class __read_mostly;
 
 unsigned int wp_sample_period __read_mostly = 64;
 
@@ -197,6 +190,73 @@ static __always_inline int wp_fault_inject(struct wp_wakeup *w, int cpu,
 	return cpu;
 }
 #endif
+
+#ifdef WAKEPLACE_TEST
+/* Test builds only: hold the revert back, so a switch can overtake it. */
+static unsigned int test_revert_delay_ms;
+module_param(test_revert_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_revert_delay_ms, "TEST BUILD: delay the self-protection revert (ms)");
+#define WP_REVERT_DELAY	msecs_to_jiffies(READ_ONCE(test_revert_delay_ms))
+#else
+#define WP_REVERT_DELAY	0
+#endif
+
+/*
+ * The revert to stock, which sleeps: the switch floor's work function,
+ * handed down once at load (wp_hook_set_revert()), so that the hook never
+ * calls up into the switch.
+ */
+static struct delayed_work wp_revert_work;
+
+/**
+ * wp_hook_set_revert() - the work that reverts a tripped policy.
+ * @fn: the work function (switch.c); set before the hook can attach.
+ */
+void wp_hook_set_revert(work_func_t fn)
+{
+	INIT_DELAYED_WORK(&wp_revert_work, fn);
+}
+
+static void wp_revert_irq(struct irq_work *iw)
+{
+	schedule_delayed_work(&wp_revert_work, WP_REVERT_DELAY);
+}
+static DEFINE_IRQ_WORK(wp_revert_iw, wp_revert_irq);
+
+/* A trip on a dying CPU, whose revert is left to the next wakeup. */
+static int wp_revert_orphan;
+
+/* Called once per trip, from the wakeup path (IRQs off). */
+static notrace void wp_request_revert(void)
+{
+	if (wp_irq_work_ok())
+		irq_work_queue(&wp_revert_iw);
+	else
+		WRITE_ONCE(wp_revert_orphan, 1);
+}
+
+/*
+ * Queue the revert of a trip that happened on a dying CPU
+ * (wp_irq_work_ok()).  Called on wakeups that find a trip set (IRQs off).
+ */
+static notrace void wp_request_revert_again(void)
+{
+	if (unlikely(READ_ONCE(wp_revert_orphan)) && wp_irq_work_ok() &&
+	    xchg(&wp_revert_orphan, 0))
+		irq_work_queue(&wp_revert_iw);
+}
+
+/**
+ * wp_hook_stop_revert() - stop the revert path, once nothing can trip any
+ * more (the hook detached, RCU waited for): the irq_work first, since it
+ * queues the work, then the work.  The work finds stock active and only
+ * clears the trip.
+ */
+void wp_hook_stop_revert(void)
+{
+	irq_work_sync(&wp_revert_iw);
+	cancel_delayed_work_sync(&wp_revert_work);
+}
 
 /* @pol trips the self-protection; the first trip wins until cleared. */
 static notrace void wp_trip(struct wakeplace_policy *pol, enum wp_trip_reason why)

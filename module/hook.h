@@ -2,13 +2,10 @@
 #ifndef WP_HOOK_H
 #define WP_HOOK_H
 
-#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include "wakeplace.h"
 
-extern struct wakeplace_policy __rcu *wp_active;
-extern struct wakeplace_policy __rcu *wp_shadow;
 extern unsigned int wp_sample_period;
-extern const void *wp_fair_class;
 
 /* Why a policy tripped the self-protection. */
 enum wp_trip_reason {
@@ -30,9 +27,8 @@ int wp_hook_init(void);
 void wp_hook_exit(void);
 int wp_hook_want(bool on);
 bool wp_hook_attached(void);
-
-/* core.c: the phases of the last switch (sysfs last_switch) */
-ssize_t wp_last_switch_show(char *buf);
 void wp_hook_reset_slow(void);
+void wp_hook_set_revert(work_func_t fn);
+void wp_hook_stop_revert(void);
 
 #endif /* WP_HOOK_H */

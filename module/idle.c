@@ -39,6 +39,7 @@
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
+#include "registry.h"
 #include "fair.h"
 #include "idle.h"
 #include "coremask.h"

@@ -46,8 +46,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include "registry.h"
 #include "latency.h"
-#include "hook.h"
 #include "sched.h"
 #include "stats.h"
 #include "trace.h"

@@ -8,8 +8,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/seqlock.h>
+#include "registry.h"
 #include "stats.h"
-#include "latency.h"
 
 /* The outcome rows, named as in outcomes.h. */
 #define WP_OUT_NAME(v, e, n, c, t, d)	#n
@@ -175,7 +175,8 @@ void wp_stats_sum(struct wakeplace_policy *pol, struct wp_pstats *sum)
 }
 
 /**
- * wp_stats_reset() - zero @pol's statistics (move its baseline).
+ * wp_stats_reset() - zero @pol's statistics (move its baseline); its
+ * latency histograms are wp_lat_reset()'s.
  * @pol: a registered policy.
  *
  * Context: wp_mutex held.
@@ -186,7 +187,6 @@ void wp_stats_reset(struct wakeplace_policy *pol)
 	write_seqcount_begin(&wp_base_seq);
 	wp_stats_raw(pol, &wp_base[wp_policy_index(pol)]);
 	write_seqcount_end(&wp_base_seq);
-	wp_lat_reset(pol);
 }
 
 static u64 wp_counter_raw(enum wp_counter c)

@@ -14,9 +14,11 @@
 #include <linux/moduleparam.h>
 #include <linux/delay.h>
 #include <linux/utsname.h>
-#include "wakeplace.h"
+#include "registry.h"
 #include "compat.h"
 #include "hook.h"
+#include "switch.h"
+#include "sysfs.h"
 #include "idle.h"
 #include "stats.h"
 #include "latency.h"
@@ -271,6 +273,13 @@ static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a,
 	return len;
 }
 
+/* A policy's statistics and latency histograms (wp_mutex held). */
+static void wp_reset_policy(struct wakeplace_policy *pol)
+{
+	wp_stats_reset(pol);
+	wp_lat_reset(pol);
+}
+
 static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
 			   const char *buf, size_t count)
 {
@@ -289,10 +298,10 @@ static ssize_t reset_store(struct kobject *k, struct kobj_attribute *a,
 	mutex_lock(&wp_mutex);
 	wp_test_hold_mutex();
 	if (pol) {
-		wp_stats_reset(pol);
+		wp_reset_policy(pol);
 	} else {
 		for (i = 0; i < wp_nr_policies; i++)
-			wp_stats_reset(wp_policies[i]);
+			wp_reset_policy(wp_policies[i]);
 		wp_counters_reset();
 	}
 	mutex_unlock(&wp_mutex);

@@ -2,7 +2,8 @@
 /*
  * wakeplace: live-switchable wakeup placement for CFS.
  *
- * Internal interfaces shared by the core, the hook and the policies.
+ * The policy interface, and what the module's files share about policies
+ * (the floors of those files: registry.c).
  */
 #ifndef WAKEPLACE_H
 #define WAKEPLACE_H
@@ -195,27 +196,5 @@ extern struct wakeplace_policy
 #include "policies/list.h"
 	wp_policy_list_end_;
 #undef WP_POLICY
-
-extern struct wakeplace_policy *wp_policies[];
-extern unsigned int wp_nr_policies;
-
-/* core.c */
-extern struct mutex wp_mutex;
-struct wakeplace_policy *wp_policy_find(const char *name);
-unsigned int wp_policy_index(struct wakeplace_policy *pol);
-int wp_set_policy(const char *name);
-int wp_set_shadow(const char *name);
-const char *wp_active_name(void);
-const char *wp_shadow_name(void);
-void wp_request_revert(void);
-void wp_request_revert_again(void);
-const char *wp_state(void);
-void wp_policies_context_switch(bool preempt, struct task_struct *prev,
-				struct task_struct *next,
-				unsigned int prev_state);
-
-/* sysfs.c */
-int wp_sysfs_init(void);
-void wp_sysfs_exit(void);
 
 #endif /* WAKEPLACE_H */

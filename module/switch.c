@@ -1,75 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wakeplace core: the policy registry, the live switch, self-protection,
- * and module load/unload.
+ * wakeplace switch: a slot (active or shadow) changes policy while wakeups
+ * run; the old policy is put after a grace period, off the writer's path.
+ * Self-protection's sleeping half, the revert to stock, runs here as the
+ * work the hook queues after a trip.  The floor above the hook and below
+ * the control files (registry.c lists the floors).
  */
-#include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/irq_work.h>
 #include <linux/workqueue.h>
 #include <linux/string.h>
-#include <linux/utsname.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/ktime.h>
-#include "wakeplace.h"
-#include "sched.h"
-#include "fair.h"
+#include "registry.h"
+#include "switch.h"
 #include "idle.h"
 #include "hook.h"
 #include "stats.h"
 #include "latency.h"
 
-#define WP_POLICY(n) (&wp_policy_##n),
-struct wakeplace_policy *wp_policies[] = {
-#include "policies/list.h"
-};
-#undef WP_POLICY
-unsigned int wp_nr_policies = ARRAY_SIZE(wp_policies);
-
-static char *policy = "stock";
-module_param(policy, charp, 0444);
-MODULE_PARM_DESC(policy, "Policy at load (default stock)");
-
-static char *shadow = "off";
-module_param(shadow, charp, 0444);
-module_param_named(latency_sample, wp_lat_period, uint, 0444);
-MODULE_PARM_DESC(latency_sample, "Track one wakeup in N per CPU for the latency statistics (default 0: off, as stock runs nothing; at most 65536); changed at run time in /sys/kernel/wakeplace/latency_sample");
-MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
-
-/* Serialises switches, tunables, resets and the revert work. */
-DEFINE_MUTEX(wp_mutex);	/* also taken by sysfs.c */
-
 static char wp_state_buf[128] = "ok";
-
-struct wakeplace_policy *wp_policy_find(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < wp_nr_policies; i++)
-		if (!strcmp(wp_policies[i]->name, name))
-			return wp_policies[i];
-	return NULL;
-}
-
-/**
- * wp_policy_index() - @pol's index in wp_policies[].
- * @pol: a registered policy.
- *
- * Also called from the wakeup path (a trip), hence notrace.
- *
- * Return: the index (0, stock's, for an unregistered pointer).
- */
-notrace unsigned int wp_policy_index(struct wakeplace_policy *pol)
-{
-	unsigned int i;
-
-	for (i = 0; i < wp_nr_policies; i++)
-		if (wp_policies[i] == pol)
-			return i;
-	return 0;
-}
 
 static struct wakeplace_policy *wp_cur(struct wakeplace_policy __rcu **slot)
 {
@@ -83,31 +33,6 @@ static struct wakeplace_policy *wp_cur(struct wakeplace_policy __rcu **slot)
 static bool wp_uses_idle(const struct wakeplace_policy *pol)
 {
 	return pol->needs_idle_state || pol->context_switch;
-}
-
-/**
- * wp_policies_context_switch() - pass a context switch to the policies in
- * use that observe them.
- * @preempt: @prev was preempted.
- * @prev: the task switched out.
- * @next: the task switched in.
- * @prev_state: @prev's state.
- *
- * Called by the sched_switch probe (IRQs off, runqueue locked).  Reads the
- * slots as the hook does: a policy put after a switch is seen here only
- * until the grace period that precedes its exit.
- */
-notrace void wp_policies_context_switch(bool preempt, struct task_struct *prev,
-					struct task_struct *next,
-					unsigned int prev_state)
-{
-	struct wakeplace_policy *act = rcu_dereference_sched(wp_active);
-	struct wakeplace_policy *sh = rcu_dereference_sched(wp_shadow);
-
-	if (act && act->context_switch)
-		act->context_switch(preempt, prev, next, prev_state);
-	if (sh && sh != act && sh->context_switch)
-		sh->context_switch(preempt, prev, next, prev_state);
 }
 
 /*
@@ -402,110 +327,39 @@ static void wp_revert_workfn(struct work_struct *work)
 out:
 	mutex_unlock(&wp_mutex);
 }
-static DECLARE_DELAYED_WORK(wp_revert_work, wp_revert_workfn);
 
-#ifdef WAKEPLACE_TEST
-/* Test builds only: hold the revert back, so a switch can overtake it. */
-static unsigned int test_revert_delay_ms;
-module_param(test_revert_delay_ms, uint, 0644);
-MODULE_PARM_DESC(test_revert_delay_ms, "TEST BUILD: delay the self-protection revert (ms)");
-#define WP_REVERT_DELAY	msecs_to_jiffies(READ_ONCE(test_revert_delay_ms))
-#else
-#define WP_REVERT_DELAY	0
-#endif
 
-static void wp_revert_irq(struct irq_work *iw)
+/**
+ * wp_switch_init() - the workqueue of deferred puts; the revert work
+ * handed to the hook.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int wp_switch_init(void)
 {
-	schedule_delayed_work(&wp_revert_work, WP_REVERT_DELAY);
-}
-static DEFINE_IRQ_WORK(wp_revert_iw, wp_revert_irq);
-
-/* A trip on a dying CPU, whose revert is left to the next wakeup. */
-static int wp_revert_orphan;
-
-/* Called once per trip, from the wakeup path (IRQs off). */
-notrace void wp_request_revert(void)
-{
-	if (wp_irq_work_ok())
-		irq_work_queue(&wp_revert_iw);
-	else
-		WRITE_ONCE(wp_revert_orphan, 1);
+	/* Deferred frees need no CPU of their own; 7.x wants it said. */
+	wp_wq = alloc_workqueue("wakeplace", WQ_UNBOUND, 0);
+	if (!wp_wq)
+		return -ENOMEM;
+	wp_hook_set_revert(wp_revert_workfn);
+	return 0;
 }
 
 /**
- * wp_request_revert_again() - queue the revert of a trip that happened on
- * a dying CPU (wp_irq_work_ok()).  Called by the hook on wakeups that find
- * a trip set (IRQs off).
+ * wp_switch_start() - the slots at load: stock, then @pol, then @sh.
+ * @pol: the active policy asked for.
+ * @sh: the shadow asked for, or NULL.
+ *
+ * Stock first, so the hook always finds a policy; the hook attaches only
+ * if the policy or shadow needs it, so loading on stock works while a
+ * livepatch owns select_task_rq_fair.
+ *
+ * Return: 0, or the error of the first switch that failed.
  */
-notrace void wp_request_revert_again(void)
+int wp_switch_start(struct wakeplace_policy *pol, struct wakeplace_policy *sh)
 {
-	if (unlikely(READ_ONCE(wp_revert_orphan)) && wp_irq_work_ok() &&
-	    xchg(&wp_revert_orphan, 0))
-		irq_work_queue(&wp_revert_iw);
-}
-
-/*
- * Once nothing can trip any more (the hook detached, RCU waited for): the
- * irq_work first, since it queues the work, then the work.  The work finds
- * stock active and only clears the trip.
- */
-static void wp_stop_revert(void)
-{
-	irq_work_sync(&wp_revert_iw);
-	cancel_delayed_work_sync(&wp_revert_work);
-}
-
-static int __init wp_init(void)
-{
-	struct wakeplace_policy *pol, *sh;
-	bool off;
 	int ret;
 
-	pol = wp_parse_name(policy, false, &off);
-	sh = wp_parse_name(shadow, true, &off);
-	if (!pol || (!sh && !off)) {
-		pr_err("wakeplace: unknown policy '%s' (see available_policies)\n",
-		       pol ? shadow : policy);
-		return -EINVAL;
-	}
-
-	ret = wp_hook_check_loader();
-	if (ret)
-		return ret;
-	ret = wp_layout_verify();
-	if (ret)
-		return ret;
-	ret = wp_fair_init();
-	if (ret)
-		goto err;
-	ret = wp_stats_init();
-	if (ret)
-		goto err_fair;
-
-	/* Deferred frees need no CPU of their own; 7.x wants it said. */
-	wp_wq = alloc_workqueue("wakeplace", WQ_UNBOUND, 0);
-	if (!wp_wq) {
-		ret = -ENOMEM;
-		goto err_stats;
-	}
-	ret = wp_hook_init();
-	if (ret)
-		goto err_wq;
-	if (wp_lat_period > WP_LAT_PERIOD_MAX) {
-		pr_err("wakeplace: latency_sample=%u is out of range (0..%u)\n",
-		       wp_lat_period, WP_LAT_PERIOD_MAX);
-		ret = -EINVAL;
-		goto err_wq;
-	}
-	ret = wp_lat_init();
-	if (ret)
-		goto err_wq;
-
-	/*
-	 * Stock first, so the hook always finds a policy; the hook attaches
-	 * only if the policy or shadow needs it, so loading on stock works
-	 * while a livepatch owns select_task_rq_fair.
-	 */
 	mutex_lock(&wp_mutex);
 	ret = wp_switch_slot(&wp_active, &wp_policy_stock);
 	if (!ret)
@@ -513,84 +367,38 @@ static int __init wp_init(void)
 	if (!ret)
 		ret = wp_switch_slot(&wp_shadow, sh);
 	mutex_unlock(&wp_mutex);
-	if (ret) {
-		if (ret != -EBUSY)
-			pr_err("wakeplace: policy %s failed to start: %d\n",
-			       pol->name, ret);
-		goto err_policy;
-	}
+	return ret;
+}
 
-	ret = wp_sysfs_init();
-	if (ret) {
-		pr_err("wakeplace: sysfs setup failed: %d\n", ret);
-		goto err_policy;
-	}
-	pr_info("wakeplace: " WP_VERSION " loaded on %s (" WP_FLAVOUR "), policy %s\n",
-		init_utsname()->release, pol->name);
-	return 0;
-
-err_policy:
+/**
+ * wp_switch_stock() - drop the shadow and switch to stock: nothing is left
+ * that needs the hook.
+ */
+void wp_switch_stock(void)
+{
 	mutex_lock(&wp_mutex);
 	wp_switch_slot(&wp_shadow, NULL);
 	wp_switch_slot(&wp_active, &wp_policy_stock);
 	mutex_unlock(&wp_mutex);
-	wp_hook_exit();
-	synchronize_rcu();
-	wp_stop_revert();
+}
+
+/**
+ * wp_switch_drain() - run every deferred put and teardown now, then empty
+ * the active slot.  Only once the hook is detached and the revert path
+ * stopped.
+ */
+void wp_switch_drain(void)
+{
 	wp_flush_deferred();
 	mutex_lock(&wp_mutex);
 	if (wp_cur(&wp_active))
 		wp_put(&wp_policy_stock);
 	RCU_INIT_POINTER(wp_active, NULL);
 	mutex_unlock(&wp_mutex);
-	wp_lat_exit();
-err_wq:
-	destroy_workqueue(wp_wq);
-err_stats:
-	wp_stats_exit();
-err_fair:
-	wp_fair_exit();
-err:
-	return ret;
 }
 
-/*
- * Unload, in this order: remove the control files (no more switches);
- * switch to stock and drop the shadow; detach the ftrace ops now (waits
- * until no CPU is in the callback or resumes into our code); wait for RCU;
- * only then stop the revert path, since until then a pick still in the
- * callback could trip and queue it again; run the deferred puts and
- * teardowns; free.
- */
-static void __exit wp_exit(void)
+/** wp_switch_exit() - free the workqueue (drained). */
+void wp_switch_exit(void)
 {
-	wp_sysfs_exit();
-
-	mutex_lock(&wp_mutex);
-	wp_switch_slot(&wp_shadow, NULL);
-	wp_switch_slot(&wp_active, &wp_policy_stock);
-	mutex_unlock(&wp_mutex);
-
-	wp_hook_exit();
-	synchronize_rcu();
-	wp_stop_revert();
-	wp_flush_deferred();
-
-	mutex_lock(&wp_mutex);
-	wp_put(&wp_policy_stock);
-	RCU_INIT_POINTER(wp_active, NULL);
-	mutex_unlock(&wp_mutex);
-
-	wp_lat_exit();
 	destroy_workqueue(wp_wq);
-	wp_stats_exit();
-	wp_fair_exit();
-	pr_info("wakeplace: unloaded\n");
 }
-
-module_init(wp_init);
-module_exit(wp_exit);
-MODULE_LICENSE("GPL");
-MODULE_AUTHOR("wakeplace maintainers");
-MODULE_DESCRIPTION("Live-switchable wakeup placement policies for CFS");
-MODULE_VERSION(WP_VERSION);
