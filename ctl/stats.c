@@ -44,7 +44,7 @@ static const char *const skeys[S_NKEYS] = {
 	[S_STALE_PENDING] = "stale_pending", "stale_running", "stale_preempted",
 	"audited", "false_busy",
 };
-_Static_assert(S_STALE_PENDING == S_MISSED_OUT + N_OUTCOMES, "skeys order");
+_Static_assert(S_MISSED_OUT + N_OUTCOMES == S_STALE_PENDING, "skeys order");
 
 static const char *const ckeys[C_NKEYS] = {
 	"calls", "wakeups", "redirected", "handed_back", "corrected", "slow",
