@@ -82,7 +82,20 @@ static void wp_put(struct wakeplace_policy *pol)
 static struct {
 	u64 hook_ns, init_ns, publish_ns, total_ns;	/* on the writer's path */
 	u64 grace_ns, teardown_ns;	/* deferred: the last old policy's */
+	u64 lock_ns;			/* the writer's wait for wp_mutex */
 } wp_times;
+
+/* Set by a writer once it holds wp_mutex; a revert leaves it 0. */
+static u64 wp_lock_wait_ns;
+
+/* Take wp_mutex for a write to policy or shadow, timing the wait. */
+static void wp_lock_timed(void)
+{
+	u64 t = ktime_get_ns();
+
+	mutex_lock(&wp_mutex);
+	wp_lock_wait_ns = ktime_get_ns() - t;
+}
 
 static struct workqueue_struct *wp_wq;
 
@@ -193,6 +206,7 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 	WRITE_ONCE(wp_times.init_ns, t2 - t1);
 	WRITE_ONCE(wp_times.publish_ns, t3 - t2);
 	WRITE_ONCE(wp_times.total_ns, t3 - t0);
+	WRITE_ONCE(wp_times.lock_ns, wp_lock_wait_ns);
 	return 0;
 }
 
@@ -205,14 +219,15 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 ssize_t wp_last_switch_show(char *buf)
 {
 	return sysfs_emit(buf,
-			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\nidle_build_us %llu\n",
+			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\nidle_build_us %llu\nlock_us %llu\n",
 			  READ_ONCE(wp_times.hook_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.init_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.publish_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.total_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.grace_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.teardown_ns) / NSEC_PER_USEC,
-			  wp_idle_build_us());
+			  wp_idle_build_us(),
+			  READ_ONCE(wp_times.lock_ns) / NSEC_PER_USEC);
 }
 
 /* Names from sysfs or module parameters: printable, short, one token. */
@@ -244,8 +259,9 @@ int wp_set_policy(const char *name)
 	pol = wp_parse_name(name, false, &off);
 	if (!pol)
 		return -EINVAL;
-	mutex_lock(&wp_mutex);
+	wp_lock_timed();
 	ret = wp_switch_slot(&wp_active, pol);
+	wp_lock_wait_ns = 0;
 	if (!ret) {
 		this_cpu_inc(wp_counters.c[WP_C_SWITCHES]);
 		strscpy(wp_state_buf, "ok", sizeof(wp_state_buf));
@@ -271,8 +287,9 @@ int wp_set_shadow(const char *name)
 	pol = wp_parse_name(name, true, &off);
 	if (!pol && !off)
 		return -EINVAL;
-	mutex_lock(&wp_mutex);
+	wp_lock_timed();
 	ret = wp_switch_slot(&wp_shadow, pol);
+	wp_lock_wait_ns = 0;
 	mutex_unlock(&wp_mutex);
 	return ret;
 }
