@@ -166,6 +166,9 @@ must sed -i 's/^options wakeplace policy=idlemask$/options wakeplace policy=prev
 	"$box/etc/modprobe.d/wakeplace.conf"
 grep -qx 'options wakeplace policy=prevfirst' "$box/etc/modprobe.d/wakeplace.conf" ||
 	fail "the example no longer has the options line this case edits"
+# The sid root is a minbase debootstrap, without systemd's
+# /etc/modules-load.d; the admin of such a box makes it.
+must mkdir -p "$box/etc/modules-load.d"
 must cp "$ex/modules-load.d-wakeplace.conf" "$box/etc/modules-load.d/wakeplace.conf"
 # conf_sums: the admin's two files, by their paths on the box.
 conf_sums() { (cd "$box/" && md5sum etc/modprobe.d/wakeplace.conf etc/modules-load.d/wakeplace.conf); }
