@@ -127,7 +127,7 @@ pkg_state() { on dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null; }
 # --- install ------------------------------------------------------------------------------
 # The .debs by their paths on the box (the glob runs here).
 box_paths() { local f; for f in "$@"; do echo "${f#"$box"}"; done; }
-mapfile -t ctl < <(box_paths "$box$debs"/wakeplacectl_"${ver}"_*.deb)
+mapfile -t ctl < <(box_paths "$box$debs/wakeplacectl_${ver}_"*.deb)
 apt_do install install "$debs/wakeplace-dkms_${ver}_all.deb" "${ctl[@]}" || fail "apt install of the .debs failed"
 for p in wakeplace-dkms wakeplacectl; do
 	assert_eq "$(pkg_state $p)" "install ok installed $ver" "dpkg state of $p"
@@ -174,7 +174,7 @@ must cp "$ex/modules-load.d-wakeplace.conf" "$box/etc/modules-load.d/wakeplace.c
 conf_sums() { (cd "$box/" && md5sum etc/modprobe.d/wakeplace.conf etc/modules-load.d/wakeplace.conf); }
 sum_before=$(conf_sums)
 
-mapfile -t ctl < <(box_paths "$box$up"/wakeplacectl_"${next}"_*.deb)
+mapfile -t ctl < <(box_paths "$box$up/wakeplacectl_${next}_"*.deb)
 apt_do upgrade install "$up/wakeplace-dkms_${next}_all.deb" "${ctl[@]}" || fail "apt install of the $next .debs failed"
 for p in wakeplace-dkms wakeplacectl; do
 	assert_eq "$(pkg_state $p)" "install ok installed $next" "dpkg state of $p after the upgrade"
