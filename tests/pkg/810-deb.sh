@@ -184,6 +184,13 @@ log "dkms status: $st"
 assert_match "$st" "^wakeplace/${next//./\\.}, $rel_re, x86_64: installed" "dkms status after the upgrade"
 [ "$(grep -c . <<<"$st")" = 1 ] || fail "more than the new version registered with DKMS: $st"
 [ -e "$box/usr/src/wakeplace-$ver" ] && fail "/usr/src/wakeplace-$ver left after the upgrade"
+if ! on modinfo -n wakeplace >/dev/null 2>&1; then
+	# Seen on 7.2 in the sid root (dkms 3.2.2): DKMS said it installed
+	# and ran depmod, yet modinfo found nothing.  What is there:
+	log "after the upgrade: $(on find "/lib/modules/$rel" -name 'wakeplace*' | tr '\n' ' ')"
+	log "modules.dep: $(on grep -h wakeplace "/lib/modules/$rel/modules.dep" | tr '\n' ' ')"
+	log "mounts: $(grep -F "$box/usr/lib/modules" /proc/self/mounts | tr '\n' ' ')"
+fi
 assert_eq "$(on modinfo -F version wakeplace)" "$next" "module version after the upgrade"
 assert_eq "$(conf_sums)" \
 	"$sum_before" "the admin's modprobe.d and modules-load.d files after the upgrade"
