@@ -85,6 +85,17 @@ mkdir "$mods/$rel"
 for f in modules.order modules.builtin modules.builtin.modinfo build source; do
 	[ -e "$box/lib/modules/$rel/$f" ] && cp -P "$box/lib/modules/$rel/$f" "$mods/$rel/"
 done
+# And one of the kernel's own modules, as any real tree has: sid's DKMS
+# (3.2) deletes modules.dep and the other depmod files when a removal
+# leaves modules.dep empty ("a kernel no longer installed"), and then skips
+# depmod at the next install; the upgrade's removal of the old version
+# would do that to a tree holding wakeplace alone.
+for m in "$box/lib/modules/$rel/kernel/lib/"*.ko*; do
+	[ -f "$m" ] || continue
+	mkdir -p "$mods/$rel/kernel/lib" && cp "$m" "$mods/$rel/kernel/lib/" ||
+		fail "cannot copy $m into the slim tree"
+	break
+done
 mount --bind "$mods" "$box/usr/lib/modules" || fail "cannot mount $mods on $box/usr/lib/modules"
 on depmod "$rel" || fail "depmod of the slim tree failed"
 on test -d "/lib/modules/$rel/build/include" || fail "the slim tree's build link does not resolve on the box"
