@@ -268,7 +268,7 @@ static void json_assignments(struct wp_tunable *t, struct assign *a, int n)
  * back on stock (see the caller's read-back).  Older modules never say
  * "attaching".
  */
-static int wait_hook(void)
+int wait_hook(void)
 {
 	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
 	char h[32];
