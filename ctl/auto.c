@@ -312,6 +312,9 @@ static int switch_to(const char *name)
 	if (err)
 		return module_loaded() ? write_err("policy", -err, NULL) :
 			need_module();
+	err = wait_hook();	/* in effect once the hook has attached */
+	if (err)
+		return err;
 	err = current_policy(cur, sizeof(cur));
 	if (err)
 		return err;

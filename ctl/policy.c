@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wakeplacectl.h"
 
@@ -259,6 +260,29 @@ static void json_assignments(struct wp_tunable *t, struct assign *a, int n)
 }
 
 /* Make name active (it must exist) and check it took. */
+/*
+ * A write returns once the hook is attached, or after the module's
+ * attach_wait_ms with the attach still in flight ("attaching"): wait for
+ * it here, outside the module's lock, so that the policy set is the
+ * policy placing when we return.  An attach that fails puts the module
+ * back on stock (see the caller's read-back).  Older modules never say
+ * "attaching".
+ */
+int wait_hook(void)
+{
+	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+	char h[32];
+	int i;
+
+	for (i = 0; i < 6000; i++) {	/* 60 s */
+		if (read_attr("hook", h, sizeof(h)) < 0 ||
+		    strcmp(trim(h), "attaching"))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return fail(EX_FAIL, "the hook is still attaching after 60 s; see `wakeplacectl status` and dmesg");
+}
+
 int set_policy(const char *name)
 {
 	char old[WP_NAME_MAX + 2] = "", cur[WP_NAME_MAX + 2], st[512];
@@ -270,6 +294,9 @@ int set_policy(const char *name)
 	if (err)
 		return write_err("policy", -err,
 				 "the previous policy stays active; see `wakeplacectl status` and dmesg");
+	err = wait_hook();
+	if (err)
+		return err;
 	err = read_attr("policy", cur, sizeof(cur));
 	if (err < 0)
 		return read_err("policy", -err);
@@ -428,6 +455,9 @@ int cmd_shadow_set(int argc, char **argv)
 	err = write_attr("shadow", argv[1]);
 	if (err)
 		return write_err("shadow", -err, "the shadow is unchanged");
+	err = wait_hook();
+	if (err)
+		return err;
 	err = read_attr("shadow", cur, sizeof(cur));
 	if (err < 0)
 		return read_err("shadow", -err);

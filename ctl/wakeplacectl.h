@@ -117,6 +117,7 @@ int cmd_policy_set(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_shadow_set(int argc, char **argv);
 int cmd_shadow_show(int argc, char **argv);
+int wait_hook(void);
 int set_policy(const char *name);
 
 int cmd_stats_show(int argc, char **argv);	/* stats.c */

@@ -26,6 +26,8 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include "registry.h"
 #include "hook.h"
@@ -509,26 +511,49 @@ static struct ftrace_ops wp_ops = {
 /*
  * Attachment.  The ops is registered only while a slot needs it (a
  * non-stock policy or a shadow), so on stock the function stays free for
- * livepatch.  Detaching waits for RCU-tasks, which can take seconds under
- * load: it runs from a delayed work, cancelled when the hook is wanted
- * again before it ran.  wp_hook_mutex orders the two, never wp_mutex
- * (a switch holding wp_mutex waits for a running detach).
+ * livepatch.  Registering patches text on every CPU and unregistering
+ * waits for RCU-tasks (which waits for the CPU-hotplug lock): either can
+ * take a second under load.  So one work item makes every ftrace call,
+ * and a writer only says what it wants: it waits for the attach at most
+ * attach_wait_ms, and never for a detach.  Meanwhile the new policy is
+ * published and the kernel places wakeups (the latency rows count them
+ * as hand-backs); an attach that fails after its writer stopped waiting
+ * reverts the slots to stock with one line (wp_hook_set_lost()).
+ *
+ * wp_hook_mutex is held by the work across its ftrace call (and by
+ * unload); wp_hook_lock guards the state below, which the work's
+ * waiters and the hook file read.
  */
 static DEFINE_MUTEX(wp_hook_mutex);
+static DEFINE_SPINLOCK(wp_hook_lock);
 static bool wp_hook_on;		/* registered */
 static bool wp_hook_wanted;	/* a slot needs it */
+static bool wp_hook_busy;	/* the work is inside register/unregister */
+static bool wp_hook_dead;	/* unloading: queue nothing more */
+static int wp_hook_err;		/* the last attach's errno, 0 once asked again */
 static bool wp_hook_pinned;	/* a detach failed: we hold our own module */
+static u64 wp_hook_attach_ns;	/* the last attach's ftrace call */
+static DECLARE_WAIT_QUEUE_HEAD(wp_hook_waitq);
+static struct work_struct wp_hook_lost_work;
 
 #ifdef WAKEPLACE_TEST
 /* Test builds only: pretend unregister_ftrace_function() failed. */
 static bool test_detach_fail;
 module_param(test_detach_fail, bool, 0644);
 MODULE_PARM_DESC(test_detach_fail, "TEST BUILD: make detaching fail");
+/* Test builds only: hold the attach work this long before it registers. */
+static unsigned int test_attach_delay_ms;
+module_param(test_attach_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_attach_delay_ms, "TEST BUILD: delay each hook attach (ms)");
 #endif
 
 static unsigned int detach_ms = 5000;
 module_param(detach_ms, uint, 0444);
 MODULE_PARM_DESC(detach_ms, "Detach the hook this long (ms) after the last user left (default 5000)");
+
+static unsigned int attach_wait_ms = 100;
+module_param(attach_wait_ms, uint, 0644);
+MODULE_PARM_DESC(attach_wait_ms, "A policy or shadow write waits this long (ms) for the hook to attach before it returns with the attach in flight (default 100)");
 
 /**
  * wp_hook_attached() - is the ftrace_ops registered?
@@ -538,6 +563,78 @@ MODULE_PARM_DESC(detach_ms, "Detach the hook this long (ms) after the last user 
 bool wp_hook_attached(void)
 {
 	return READ_ONCE(wp_hook_on);
+}
+
+/**
+ * wp_hook_state() - the hook's state, one word for the hook file.
+ *
+ * Return: "attached", "attaching" (wanted: the attach in flight, or
+ * failed and its consequence not yet drawn), "detaching" (the unregister
+ * in flight) or "detached".
+ */
+const char *wp_hook_state(void)
+{
+	const char *s;
+
+	spin_lock(&wp_hook_lock);
+	if (wp_hook_on && !wp_hook_busy)
+		s = "attached";
+	else if (wp_hook_wanted)
+		s = "attaching";	/* re-attaches after a detach in flight */
+	else
+		s = wp_hook_on ? "detaching" : "detached";
+	spin_unlock(&wp_hook_lock);
+	return s;
+}
+
+/**
+ * wp_hook_attach_us() - how long the last attach's ftrace call took.
+ *
+ * Return: microseconds; 0 before the first attach.
+ */
+u64 wp_hook_attach_us(void)
+{
+	return READ_ONCE(wp_hook_attach_ns) / NSEC_PER_USEC;
+}
+
+/**
+ * wp_hook_lost() - did the last attach fail with the hook still wanted?
+ *
+ * For the work that reverts the slots (wp_hook_set_lost()): true while
+ * the hook is not registered and its last attach failed, nobody having
+ * asked again since.  A failure nobody waited for leaves the hook
+ * wanted, and the hook file "attaching", until that work has put the
+ * slots back, so that whoever waits for "attaching" to end then reads
+ * the outcome.
+ *
+ * Return: true if the slots that want the hook must give it up.
+ */
+bool wp_hook_lost(void)
+{
+	bool lost;
+
+	spin_lock(&wp_hook_lock);
+	lost = !wp_hook_on && wp_hook_err;
+	spin_unlock(&wp_hook_lock);
+	return lost;
+}
+
+/**
+ * wp_hook_set_lost() - the work that reverts the slots after an attach
+ * failed.
+ * @fn: the work function (switch.c); set before the hook can attach.
+ */
+void wp_hook_set_lost(work_func_t fn)
+{
+	INIT_WORK(&wp_hook_lost_work, fn);
+}
+
+static void wp_hook_set_on(bool on, bool busy)
+{
+	spin_lock(&wp_hook_lock);
+	WRITE_ONCE(wp_hook_on, on);
+	WRITE_ONCE(wp_hook_busy, busy);
+	spin_unlock(&wp_hook_lock);
 }
 
 /*
@@ -552,6 +649,7 @@ static int wp_hook_detach_locked(void)
 	lockdep_assert_held(&wp_hook_mutex);
 	if (!wp_hook_on)
 		return 0;
+	wp_hook_set_on(true, true);
 	ret = unregister_ftrace_function(&wp_ops);
 #ifdef WAKEPLACE_TEST
 	if (!ret && READ_ONCE(test_detach_fail)) {
@@ -562,6 +660,7 @@ static int wp_hook_detach_locked(void)
 	}
 #endif
 	if (ret) {
+		wp_hook_set_on(true, false);
 		if (!wp_hook_pinned) {
 			__module_get(THIS_MODULE);
 			wp_hook_pinned = true;
@@ -570,7 +669,7 @@ static int wp_hook_detach_locked(void)
 		}
 		return ret;
 	}
-	WRITE_ONCE(wp_hook_on, false);
+	wp_hook_set_on(false, false);
 	if (wp_hook_pinned) {
 		wp_hook_pinned = false;
 		module_put(THIS_MODULE);
@@ -578,53 +677,113 @@ static int wp_hook_detach_locked(void)
 	return 0;
 }
 
-static void wp_detach_workfn(struct work_struct *work)
+/* Register, once wanted.  Its result goes to the waiting writer, if any. */
+static void wp_hook_attach_locked(void)
 {
+	u64 t;
+	int ret;
+
+	lockdep_assert_held(&wp_hook_mutex);
+#ifdef WAKEPLACE_TEST
+	if (READ_ONCE(test_attach_delay_ms))
+		msleep(READ_ONCE(test_attach_delay_ms));
+#endif
+	spin_lock(&wp_hook_lock);
+	WRITE_ONCE(wp_hook_busy, true);
+	spin_unlock(&wp_hook_lock);
+	t = ktime_get_ns();
+	ret = register_ftrace_function(&wp_ops);
+	WRITE_ONCE(wp_hook_attach_ns, ktime_get_ns() - t);
+	if (ret == -EBUSY)
+		pr_err("wakeplace: select_task_rq_fair is already redirected by livepatch or another module (IPMODIFY busy)\n");
+	else if (ret)
+		pr_err("wakeplace: register_ftrace_function failed: %d\n", ret);
+	spin_lock(&wp_hook_lock);
+	WRITE_ONCE(wp_hook_busy, false);
+	if (!ret)
+		WRITE_ONCE(wp_hook_on, true);
+	else
+		WRITE_ONCE(wp_hook_err, ret);	/* still wanted: see the lost work */
+	spin_unlock(&wp_hook_lock);
+	wake_up_all(&wp_hook_waitq);
+	/* Whoever still needs the hook must give it up: switch.c decides. */
+	if (ret && !READ_ONCE(wp_hook_dead))
+		schedule_work(&wp_hook_lost_work);
+}
+
+/*
+ * Every register and unregister, in one work item (never two at once):
+ * attach when wanted, detach when due (detach_ms after the last user
+ * left; the want that cancels it queues the work at once instead).
+ */
+static void wp_hook_workfn(struct work_struct *work)
+{
+	bool want;
+
 	mutex_lock(&wp_hook_mutex);
-	if (!wp_hook_wanted)
+	spin_lock(&wp_hook_lock);
+	want = wp_hook_wanted;
+	spin_unlock(&wp_hook_lock);
+	if (want && !wp_hook_on)
+		wp_hook_attach_locked();
+	else if (!want && wp_hook_on)
 		wp_hook_detach_locked();
 	mutex_unlock(&wp_hook_mutex);
 }
-static DECLARE_DELAYED_WORK(wp_detach_work, wp_detach_workfn);
+static DECLARE_DELAYED_WORK(wp_hook_work, wp_hook_workfn);
+
+/* For the waiting writer: attached, or the attach failed (no lock). */
+static bool wp_hook_settled(void)
+{
+	return READ_ONCE(wp_hook_err) ||
+	       (READ_ONCE(wp_hook_on) && !READ_ONCE(wp_hook_busy));
+}
 
 /**
  * wp_hook_want() - say whether a slot needs the redirect.
  * @on: true when a non-stock policy is active or a shadow is set.
+ * @block: wait for the attach however long it takes (the load, which
+ *	must fail whole if the hook cannot attach).
  *
- * Attaching registers the ftrace_ops now; detaching is deferred by
- * detach_ms, so a quick switch back finds it still attached.
+ * Called under wp_mutex.  Otherwise attaching waits for the work at most
+ * attach_wait_ms; past it the attach goes on after the return (the hook
+ * file reads "attaching").  Detaching is deferred by detach_ms, so a
+ * quick switch back finds the hook attached; nobody waits for it.
  *
  * Return: 0; -EBUSY (with one line) if another IPMODIFY user, such as a
- * livepatch, owns select_task_rq_fair; another errno from ftrace.
+ * livepatch, owns select_task_rq_fair; another errno from ftrace.  Either
+ * only if the attach failed within the wait.
  */
-int wp_hook_want(bool on)
+int wp_hook_want(bool on, bool block)
 {
-	int ret = 0;
+	unsigned long wait;
+	int err = 0;
 
-	mutex_lock(&wp_hook_mutex);
+	spin_lock(&wp_hook_lock);
 	wp_hook_wanted = on;
+	if (on)
+		WRITE_ONCE(wp_hook_err, 0);	/* a new attempt */
+	spin_unlock(&wp_hook_lock);
+	if (READ_ONCE(wp_hook_dead))
+		return on ? -ENODEV : 0;
 	if (!on) {
-		mod_delayed_work(system_wq, &wp_detach_work,
+		mod_delayed_work(system_highpri_wq, &wp_hook_work,
 				 msecs_to_jiffies(READ_ONCE(detach_ms)));
-		goto out;
+		return 0;
 	}
-	cancel_delayed_work(&wp_detach_work);
-	if (wp_hook_on)
-		goto out;
-	ret = register_ftrace_function(&wp_ops);
-	if (ret) {
-		wp_hook_wanted = false;
-		if (ret == -EBUSY)
-			pr_err("wakeplace: select_task_rq_fair is already redirected by livepatch or another module (IPMODIFY busy)\n");
-		else
-			pr_err("wakeplace: register_ftrace_function failed: %d\n",
-			       ret);
-		goto out;
-	}
-	WRITE_ONCE(wp_hook_on, true);
-out:
-	mutex_unlock(&wp_hook_mutex);
-	return ret;
+	/* Cancels a pending detach; re-attaches after one in flight. */
+	mod_delayed_work(system_highpri_wq, &wp_hook_work, 0);
+	wait = msecs_to_jiffies(READ_ONCE(attach_wait_ms));
+	if (block)
+		wait_event(wp_hook_waitq, wp_hook_settled());
+	else if (wait)
+		wait_event_timeout(wp_hook_waitq, wp_hook_settled(), wait);
+	spin_lock(&wp_hook_lock);
+	err = wp_hook_err;
+	if (err)
+		wp_hook_wanted = false;	/* refused: this writer gives it up */
+	spin_unlock(&wp_hook_lock);
+	return err;
 }
 
 /* A new policy starts with no slow picks in its window. */
@@ -747,13 +906,18 @@ void wp_hook_exit(void)
 {
 	int ret;
 
-	cancel_delayed_work_sync(&wp_detach_work);
+	/* The attach work may queue the lost work, which queues nothing. */
+	WRITE_ONCE(wp_hook_dead, true);
+	cancel_delayed_work_sync(&wp_hook_work);
+	cancel_work_sync(&wp_hook_lost_work);
 #ifdef WAKEPLACE_TEST
 	/* Injected failures are for the deferred detach, not for unload. */
 	WRITE_ONCE(test_detach_fail, false);
 #endif
 	mutex_lock(&wp_hook_mutex);
+	spin_lock(&wp_hook_lock);
 	wp_hook_wanted = false;
+	spin_unlock(&wp_hook_lock);
 	ret = wp_hook_detach_locked();
 	mutex_unlock(&wp_hook_mutex);
 	if (ret) {

@@ -99,6 +99,11 @@ static void wp_lock_timed(void)
 
 static struct workqueue_struct *wp_wq;
 
+/* Under wp_mutex: the slots are leaving a hook that could not attach. */
+static bool wp_hook_giving_up;
+/* Under wp_mutex: the load's switches, which wait for the attach. */
+static bool wp_starting;
+
 /* The old policy of a switch, put once no wakeup can still be using it. */
 struct wp_put_req {
 	struct rcu_work rwork;
@@ -150,10 +155,11 @@ static void wp_flush_deferred(void)
 
 /*
  * Switch one slot (active or shadow) to @new (NULL: off, shadow only):
- * attach the hook if the new setting needs it, initialise @new, publish
+ * ask for the hook if the new setting needs it, initialise @new, publish
  * it.  The old policy is put after a grace period by a work item, and an
- * unneeded hook detached later: the new policy is in effect on return.
- * On error the old stays.
+ * unneeded hook detached later.  The new policy is in effect on return,
+ * or once the hook's attach, if still in flight (wp_hook_want()), is
+ * done: until then the kernel places.  On error the old stays.
  */
 static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 			  struct wakeplace_policy *new)
@@ -178,8 +184,8 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 	hook = sh || (act && act->select_cpu);
 
 	t0 = ktime_get_ns();
-	if (hook) {
-		ret = wp_hook_want(true);
+	if (hook && !wp_hook_giving_up) {
+		ret = wp_hook_want(true, wp_starting);
 		if (ret)
 			return ret;
 	}
@@ -191,7 +197,7 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 		ret = wp_get(new);
 		if (ret) {
 			if (hook && !had)
-				wp_hook_want(false);
+				wp_hook_want(false, false);
 			return ret;
 		}
 	}
@@ -200,7 +206,7 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 	if (old)
 		wp_put_later(old);
 	if (!hook)
-		wp_hook_want(false);
+		wp_hook_want(false, false);
 	t3 = ktime_get_ns();
 	WRITE_ONCE(wp_times.hook_ns, t1 - t0);
 	WRITE_ONCE(wp_times.init_ns, t2 - t1);
@@ -219,7 +225,7 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 ssize_t wp_last_switch_show(char *buf)
 {
 	return sysfs_emit(buf,
-			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\nidle_build_us %llu\nlock_us %llu\n",
+			  "hook_us %llu\ninit_us %llu\npublish_us %llu\ntotal_us %llu\ngrace_us %llu\nteardown_us %llu\nidle_build_us %llu\nlock_us %llu\nattach_us %llu\n",
 			  READ_ONCE(wp_times.hook_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.init_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.publish_ns) / NSEC_PER_USEC,
@@ -227,7 +233,8 @@ ssize_t wp_last_switch_show(char *buf)
 			  READ_ONCE(wp_times.grace_ns) / NSEC_PER_USEC,
 			  READ_ONCE(wp_times.teardown_ns) / NSEC_PER_USEC,
 			  wp_idle_build_us(),
-			  READ_ONCE(wp_times.lock_ns) / NSEC_PER_USEC);
+			  READ_ONCE(wp_times.lock_ns) / NSEC_PER_USEC,
+			  wp_hook_attach_us());
 }
 
 /* Names from sysfs or module parameters: printable, short, one token. */
@@ -346,6 +353,40 @@ out:
 }
 
 
+/*
+ * An attach that failed after its writer stopped waiting (attach_wait_ms)
+ * leaves a policy or shadow published that the hook cannot serve: put the
+ * slots back to stock and off, with one line (the hook printed why).  An
+ * attach asked for again meanwhile clears the failure: its own result
+ * decides.
+ */
+static void wp_hook_lost_workfn(struct work_struct *work)
+{
+	struct wakeplace_policy *act, *sh;
+
+	mutex_lock(&wp_mutex);
+	act = wp_cur(&wp_active);
+	sh = wp_cur(&wp_shadow);
+	if (!wp_hook_lost())
+		goto out;
+	if (!act || (!sh && !act->select_cpu)) {
+		wp_hook_want(false, false);	/* its writer was refused */
+		goto out;
+	}
+	snprintf(wp_state_buf, sizeof(wp_state_buf),
+		 "reverted: %s: the hook could not attach", act->name);
+	pr_warn("wakeplace: policy %s%s%s reverted to stock: the hook could not attach to select_task_rq_fair\n",
+		act->name, sh ? ", shadow " : "", sh ? sh->name : "");
+	/* Both slots give it up: no new attach between the two switches. */
+	wp_hook_giving_up = true;
+	wp_switch_slot(&wp_shadow, NULL);
+	wp_switch_slot(&wp_active, &wp_policy_stock);
+	wp_hook_giving_up = false;
+	this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
+out:
+	mutex_unlock(&wp_mutex);
+}
+
 /**
  * wp_switch_init() - the workqueue of deferred puts; the revert work
  * handed to the hook.
@@ -359,6 +400,7 @@ int wp_switch_init(void)
 	if (!wp_wq)
 		return -ENOMEM;
 	wp_hook_set_revert(wp_revert_workfn);
+	wp_hook_set_lost(wp_hook_lost_workfn);
 	return 0;
 }
 
@@ -378,11 +420,13 @@ int wp_switch_start(struct wakeplace_policy *pol, struct wakeplace_policy *sh)
 	int ret;
 
 	mutex_lock(&wp_mutex);
+	wp_starting = true;
 	ret = wp_switch_slot(&wp_active, &wp_policy_stock);
 	if (!ret)
 		ret = wp_switch_slot(&wp_active, pol);
 	if (!ret)
 		ret = wp_switch_slot(&wp_shadow, sh);
+	wp_starting = false;
 	mutex_unlock(&wp_mutex);
 	return ret;
 }

@@ -154,8 +154,7 @@ static ssize_t idle_mask_show(struct kobject *k, struct kobj_attribute *a,
 static ssize_t hook_show(struct kobject *k, struct kobj_attribute *a,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n",
-			  wp_hook_attached() ? "attached" : "detached");
+	return sysfs_emit(buf, "%s\n", wp_hook_state());
 }
 
 static ssize_t last_switch_show(struct kobject *k, struct kobj_attribute *a,

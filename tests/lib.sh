@@ -154,11 +154,31 @@ wp_read() {
 # wp_policies: available_policies without the active one's brackets.
 wp_policies() { wp_read available_policies | tr -d '[]'; }
 
+# wp_hook_settle [SYSFS_DIR]: a policy or shadow write returns once the
+# hook is attached or after the module's attach_wait_ms with the attach in
+# flight; wait for it, as wakeplacectl does (bounded: a hook that never
+# settles fails the test).
+# shellcheck disable=SC2120 # tests/stress/lib.sh passes another module's dir
+wp_hook_settle() {
+	local h=${1:-$WP_SYSFS}/hook i v
+	for ((i = 0; i < 1200; i++)); do
+		v=
+		read -r v < "$h" 2>/dev/null
+		[ "$v" = attaching ] || return 0
+		sleep 0.1
+	done
+	fail "$h still reads attaching after 120 s"
+}
+
 # wp_write FILE VALUE: write a sysfs attribute, returning the write's status
-# (so a test can assert that a bad value is refused).
+# (so a test can assert that a bad value is refused).  A policy or shadow
+# write returns once the hook has settled (wp_hook_settle).
 wp_write() {
 	local err
-	err=$( { printf '%s' "$2" > "$WP_SYSFS/$1"; } 2>&1) && return 0
+	if err=$( { printf '%s' "$2" > "$WP_SYSFS/$1"; } 2>&1); then
+		case $1 in policy | shadow) wp_hook_settle ;; esac
+		return 0
+	fi
 	printf "write %q > %s: %s\n" "$2" "$WP_SYSFS/$1" "${err##*: }" >&2
 	return 1
 }

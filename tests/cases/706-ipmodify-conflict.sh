@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with a non-stock policy, and switching off stock, with EBUSY and a readable message, both ways; loading on stock works beside it; after it leaves, switching works
+# desc: a second IPMODIFY owner (wakeplace_twin) blocks loading with a non-stock policy, and switching off stock, with EBUSY and a readable message, both ways (a switch whose attach fails after the write returned reverts to stock with one line, and wakeplacectl says so); loading on stock works beside it; after it leaves, switching works
 # requires: module perf topo=llc2
 # tier: core
 #
@@ -47,8 +47,9 @@ refused() {
 }
 
 # busy NAME HOLDER: NAME, loaded on stock beside HOLDER, attaches nothing,
-# and a switch to a policy or a shadow fails with EBUSY and one dmesg line;
-# NAME stays on stock and usable.
+# and a switch to a policy or a shadow fails with EBUSY and one dmesg line
+# (NAME is loaded with attach_wait_ms=60000: a write waits for the attach
+# however slow the guest); NAME stays on stock and usable.
 busy() {
 	local name=$1 holder=$2 S=/sys/kernel/$1 f lines err
 	[ "$(cat "$S/hook")" = detached ] || st_bad "$name: hook attached on stock"
@@ -67,8 +68,51 @@ busy() {
 	[ "$(cat "$S/policy")" = stock ] || st_bad "$name: policy $(cat "$S/policy") after EBUSY"
 	[ "$(cat "$S/shadow")" = off ] || st_bad "$name: shadow $(cat "$S/shadow") after EBUSY"
 	[ "$(cat "$S/hook")" = detached ] || st_bad "$name: hook attached after EBUSY"
+	[ "$(cat "$S/state")" = ok ] || st_bad "$name: state '$(cat "$S/state")' after EBUSY"
 	sysw "$S/policy" stock || st_bad "$name: stock refused after EBUSY"
 	[ "$(owners)" = 1 ] || st_bad "enabled_functions: $(owners) select_task_rq_fair lines after EBUSY"
+	late "$name"
+}
+
+# late NAME: the attach fails after the write returned (the write does not
+# wait, and the test build holds the attach 2 s): the write succeeds, the
+# hook reads attaching, then the module reverts to stock with one line
+# and says why in state; wakeplacectl, which waits for the hook, exits 1
+# naming stock.
+late() {
+	local name=$1 S=/sys/kernel/$1 P=/sys/module/$1/parameters lines rev
+	[ -e "$P/test_attach_delay_ms" ] || return 0
+	echo 0 > "$P/attach_wait_ms"
+	echo 2000 > "$P/test_attach_delay_ms"
+	lines=$(kmsg_count "$MSG")
+	rev=$(kmsg_count "wakeplace: policy mirror reverted to stock: the hook could not attach to select_task_rq_fair")
+	if ! { printf mirror > "$S/policy"; } 2>/dev/null; then
+		st_bad "$name: policy mirror refused by a write that does not wait"
+	else
+		[ "$(cat "$S/hook")" = attaching ] ||
+			st_bad "$name: hook '$(cat "$S/hook")' while its attach is held"
+		wp_hook_settle "$S"
+		[ "$(cat "$S/policy")" = stock ] ||
+			st_bad "$name: policy $(cat "$S/policy") after a failed late attach"
+		[ "$(cat "$S/state")" = "reverted: mirror: the hook could not attach" ] ||
+			st_bad "$name: state '$(cat "$S/state")' after a failed late attach"
+		[ "$(cat "$S/hook")" = detached ] ||
+			st_bad "$name: hook '$(cat "$S/hook")' after a failed late attach"
+		[ "$(kmsg_count "$MSG")" = $((lines + 1)) ] ||
+			st_bad "$name: late attach: no (or more than one) dmesg line '$MSG'"
+		[ "$(kmsg_count "wakeplace: policy mirror reverted to stock: the hook could not attach to select_task_rq_fair")" = $((rev + 1)) ] ||
+			st_bad "$name: late attach: no (or more than one) revert line"
+	fi
+	if [ "$name" = wakeplace ] && [ -x "$WP_CTL" ]; then
+		local out rc=0
+		out=$("$WP_CTL" policy set idlemask 2>&1) || rc=$?
+		[ "$rc" = 1 ] || st_bad "wakeplacectl policy set idlemask, late attach failing: exit $rc: $out"
+		[[ $out == *"stock is active"* ]] ||
+			st_bad "wakeplacectl policy set idlemask, late attach failing: '$out'"
+	fi
+	echo 0 > "$P/test_attach_delay_ms"
+	echo 60000 > "$P/attach_wait_ms"
+	[ "$(owners)" = 1 ] || st_bad "enabled_functions: $(owners) select_task_rq_fair lines after a late attach"
 }
 
 # works NAME POLICY: the loaded module NAME places wakeups with POLICY.
@@ -90,7 +134,8 @@ while st_more; do
 	insmod "$WP_KO" policy="$p1" || { st_bad "insmod wakeplace failed"; break; }
 	refused "$TWIN" wakeplace_twin wakeplace
 	works wakeplace "$p1"
-	insmod "$TWIN" || { st_bad "insmod wakeplace_twin on stock failed beside wakeplace"; break; }
+	insmod "$TWIN" attach_wait_ms=60000 ||
+		{ st_bad "insmod wakeplace_twin on stock failed beside wakeplace"; break; }
 	busy wakeplace_twin wakeplace
 	rmmod wakeplace_twin || { st_bad "rmmod wakeplace_twin failed"; break; }
 	rmmod wakeplace || { st_bad "rmmod wakeplace failed"; break; }
@@ -98,7 +143,8 @@ while st_more; do
 		{ st_bad "insmod wakeplace_twin failed after wakeplace left"; break; }
 	refused "$WP_KO" wakeplace wakeplace_twin
 	works wakeplace_twin "$p2"
-	insmod "$WP_KO" || { st_bad "insmod wakeplace on stock failed beside wakeplace_twin"; break; }
+	insmod "$WP_KO" attach_wait_ms=60000 ||
+		{ st_bad "insmod wakeplace on stock failed beside wakeplace_twin"; break; }
 	busy wakeplace wakeplace_twin
 	rmmod wakeplace || { st_bad "rmmod wakeplace failed"; break; }
 	rmmod wakeplace_twin || { st_bad "rmmod wakeplace_twin failed"; break; }

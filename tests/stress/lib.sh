@@ -169,7 +169,11 @@ stat_of() {
 
 # sysw FILE VALUE: write without forking; status of the write.
 sysw() {
-	{ printf '%s' "$2" > "$1"; } 2>/dev/null
+	{ printf '%s' "$2" > "$1"; } 2>/dev/null || return
+	case ${1##*/} in
+	policy | shadow) [ -e "${1%/*}/hook" ] && wp_hook_settle "${1%/*}" ;;
+	esac
+	return 0
 }
 
 # policies: all names, the active one unbracketed, into array POLS.

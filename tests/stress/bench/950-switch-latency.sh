@@ -8,18 +8,24 @@
 #   WP_EXTRA_CASES=tests/stress/bench TESTS=950 KERNELS=6.1 TOPOS=llc2 tests/check
 # A loop writes every policy name in turn to policy for SECS seconds
 # (default 90; wpswitchlat=SECS on the guest command line, WP_VM_APPEND)
-# and reports p50/p90/max of the write's wall time, with the mean of each
-# phase from last_switch (hook, init, publish on the writer's path; grace
-# period and teardown of the old policy, deferred).  If
+# and reports p50/p90/max of the write's wall time and of the time until
+# the policy is in effect (the write, then the hook file leaving
+# "attaching": the attach goes on after a write that waited
+# attach_wait_ms), with the mean of each phase from last_switch (lock,
+# hook wait, init, publish on the writer's path; the attach itself; grace
+# period and teardown of the old policy, deferred).  wpstacks=1 on the
+# guest command line also samples the writer's kernel stack (forks a
+# sleep every 20 ms: off by default, it loads the guest it measures).  If
 # build/<release>-base/wakeplace.ko exists (the module of another commit,
 # e.g. main), it is measured first, the same way, as "base".  Hackbench
 # (perf bench sched messaging) runs all along; a run that ends with a
 # corrected pick, a revert or a kernel warning fails.
 . "$WP_TESTS/lib.sh"
 
-secs=90
+secs=90 stacks=0
 for a in $(</proc/cmdline); do
 	[[ $a == wpswitchlat=* ]] && secs=${a#wpswitchlat=}
+	[[ $a == wpstacks=1 ]] && stacks=1
 done
 STRESS=(stress-ng --affinity 1 --cpu-online 1 --futex 1 --switch 1
 	--pipe 1 --mq 1 --clone 1 --yield 1 --eventfd 1 --timeout 0 -q)
@@ -51,8 +57,8 @@ stack_summary() {
 
 # measure LABEL KO: one run; prints the summary line.
 measure() {
-	local label=$1 ko=$2 pols p t0 t1 n=0 bad=0 f
-	local -a ms
+	local label=$1 ko=$2 pols p t0 t1 t2 n=0 bad=0 f h i
+	local -a ms eff
 	insmod "$ko" || fail "$label: insmod $ko failed"
 	read -r pols < /sys/kernel/wakeplace/available_policies
 	pols=${pols//[/}
@@ -64,9 +70,12 @@ measure() {
 	bg_load -g 2 -l 20
 	sleep 10
 	# Where a slow write waits: this shell's kernel stack, sampled.
-	local me=$BASHPID
-	stack_sampler "$me" > "$WP_OUT/writer-stacks.$label.raw" &
-	local sampler=$!
+	local me=$BASHPID sampler=
+	: > "$WP_OUT/writer-stacks.$label.raw"
+	if [ "$stacks" = 1 ]; then
+		stack_sampler "$me" > "$WP_OUT/writer-stacks.$label.raw" &
+		sampler=$!
+	fi
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
 		for p in $pols; do
@@ -76,7 +85,16 @@ measure() {
 				continue
 			fi
 			t1=$EPOCHREALTIME
+			# In effect once the hook has settled (bounded: 120 s).
+			for ((i = 0; i < 120000; i++)); do
+				h=
+				read -r h < /sys/kernel/wakeplace/hook 2>/dev/null
+				[ "$h" = attaching ] || break
+				sleep 0.001
+			done
+			t2=$EPOCHREALTIME
 			ms+=($(( (${t1/./} - ${t0/./}) / 1000 )))
+			eff+=($(( (${t2/./} - ${t0/./}) / 1000 )))
 			n=$((n + 1))
 			f=/sys/kernel/wakeplace/last_switch
 			if [ -r $f ]; then
@@ -86,8 +104,10 @@ measure() {
 			[ $SECONDS -lt $end ] || break
 		done
 	done
-	kill "$sampler" 2>/dev/null
-	wait "$sampler" 2>/dev/null
+	if [ -n "$sampler" ]; then
+		kill "$sampler" 2>/dev/null
+		wait "$sampler" 2>/dev/null
+	fi
 	stack_summary "$WP_OUT/writer-stacks.$label.raw" > "$WP_OUT/writer-stacks.$label.txt"
 	kill -INT -- "-$spid" 2>/dev/null
 	wait_until 120 sh -c "! kill -0 -- -$spid 2>/dev/null" || kill -KILL -- "-$spid" 2>/dev/null
@@ -105,9 +125,10 @@ measure() {
 	warn=$(( $(dmesg | grep -c -E 'WARNING:|BUG:|INFO: task .* blocked') - w0 ))
 	[ "$bad" = 0 ] || fail "$label: $bad switches failed"
 	[ "$n" -gt 0 ] || fail "$label: no switch done"
-	local sorted
+	local sorted se
 	mapfile -t sorted < <(printf '%s\n' "${ms[@]}" | sort -n)
-	local line="$label: $n switches in ${secs}s: p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms; corrected ${cor:-?} reverted ${rev:-?} unbuilt ${unb:--} warnings $warn"
+	mapfile -t se < <(printf '%s\n' "${eff[@]}" | sort -n)
+	local line="$label: $n switches in ${secs}s: write p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms; in effect p50 ${se[n / 2]} ms p90 ${se[n * 9 / 10]} ms max ${se[n - 1]} ms; corrected ${cor:-?} reverted ${rev:-?} unbuilt ${unb:--} warnings $warn"
 	# Lines "POLICY MS hook_us N init_us N ...": mean and max of each phase.
 	if [ -s "$WP_OUT/phases.$label.txt" ]; then
 		line+="; phases (us, mean/max): $(awk '{
@@ -121,14 +142,17 @@ measure() {
 		}' "$WP_OUT/phases.$label.txt")"
 	fi
 	printf '%s\n' "${ms[@]}" > "$WP_OUT/switch-ms.$label.txt"
+	printf '%s\n' "${eff[@]}" > "$WP_OUT/effect-ms.$label.txt"
 	echo "$line" >> "$WP_OUT/switchlat.txt"
 	log "$line"
-	log "$label: where slow writes waited (samples of ~20 ms, innermost frames first):"
-	[ -s "$WP_OUT/writer-stacks.$label.txt" ] ||
-		log "  no sample: the writer was never seen blocked (a running task shows no stack)"
-	head -8 "$WP_OUT/writer-stacks.$label.txt" | while IFS= read -r f; do
-		log "  $f"
-	done
+	if [ "$stacks" = 1 ]; then
+		log "$label: where slow writes waited (samples of ~20 ms, innermost frames first):"
+		[ -s "$WP_OUT/writer-stacks.$label.txt" ] ||
+			log "  no sample: the writer was never seen blocked (a running task shows no stack)"
+		head -8 "$WP_OUT/writer-stacks.$label.txt" | while IFS= read -r f; do
+			log "  $f"
+		done
+	fi
 	[ "${cor:-0}" = 0 ] && [ "${rev:-0}" = 0 ] && [ "$warn" = 0 ] ||
 		fail "$label: corrected ${cor:-?} reverted ${rev:-?} warnings $warn: $(dmesg | grep -E 'WARNING:|BUG:|reverted|blocked' | tail -3)"
 }
