@@ -534,6 +534,16 @@ static int wp_lat_probes_on(void)
 
 	if (wp_lat_probes)
 		return 0;
+	/*
+	 * The slot table only once somebody measures (32 bytes a slot, 256
+	 * slots a possible CPU: 2 MiB at 256), kept until unload.
+	 */
+	if (!wp_lat_tab) {
+		wp_lat_tab = kvcalloc(1UL << wp_lat_bits, sizeof(*wp_lat_tab),
+				      GFP_KERNEL);
+		if (!wp_lat_tab)
+			return -ENOMEM;
+	}
 	memset(wp_lat_tab, 0, sizeof(*wp_lat_tab) << wp_lat_bits);
 	atomic_set(&wp_lat_live, 0);
 	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
@@ -713,7 +723,8 @@ size_t wp_lat_mem(struct wakeplace_policy *pol, unsigned int *ncpus)
  *
  * Context: wp_mutex held; may sleep.
  *
- * Return: 0, or an errno from the tracepoints (tracking then stays off).
+ * Return: 0, -ENOMEM for the slot table, or an errno from the tracepoints
+ * (tracking then stays off).
  */
 int wp_lat_set_period(unsigned int n)
 {
@@ -822,8 +833,8 @@ void wp_lat_reset(struct wakeplace_policy *pol)
 }
 
 /**
- * wp_lat_init() - allocate the slot table and, if latency_sample is set
- * (default 0: off), start tracking.  Called at load before the first policy is set.
+ * wp_lat_init() - size the slot table and, if latency_sample is set
+ * (default 0: off), start tracking (which allocates the table).  Called at load before the first policy is set.
  *
  * Return: 0, -ENOENT if a scheduler tracepoint is missing, -ENOMEM.
  */
@@ -844,11 +855,6 @@ int wp_lat_init(void)
 	/* Room for far more waiting wakees than CPUs: 256 slots per CPU. */
 	slots = roundup_pow_of_two(max(nr_cpu_ids * 256U, 4096U));
 	wp_lat_bits = ilog2(slots);
-	wp_lat_tab = kvcalloc(slots, sizeof(*wp_lat_tab), GFP_KERNEL);
-	if (!wp_lat_tab) {
-		ret = -ENOMEM;
-		goto err;
-	}
 	if (wp_lat_period) {
 		ret = wp_lat_probes_on();
 		if (ret)
