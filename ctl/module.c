@@ -299,6 +299,8 @@ int cmd_status(int argc, char **argv)
 	struct scx_view scx;
 	char ver[64], kern[256], pol[WP_NAME_MAX + 2], shadow[WP_NAME_MAX + 2];
 	char state[512], ctr[WP_FILE_MAX], hook[512], period[32], fl[64];
+	char mhook[32];
+	bool moving;
 	char rel_k[128] = "?", problems[8][600];
 	const char *reason = NULL;
 	struct utsname u;
@@ -332,6 +334,12 @@ int cmd_status(int argc, char **argv)
 	if (read_attr("counters", ctr, sizeof(ctr)) < 0)
 		ctr[0] = '\0';
 	hs = hook_state(hook, sizeof(hook));
+	/* In between, the module says so (the attach runs in a work item). */
+	if (read_attr("hook", mhook, sizeof(mhook)) >= 0)
+		trim(mhook);
+	else
+		mhook[0] = '\0';
+	moving = !strcmp(mhook, "attaching") || !strcmp(mhook, "detaching");
 	scx_read(&scx);
 
 	/* "<release> <flavour>" */
@@ -361,7 +369,7 @@ int cmd_status(int argc, char **argv)
 		snprintf(problems[np++], sizeof(problems[0]),
 			 "unexpected state '%s'", state);
 	}
-	if (hs == 0 && strcmp(pol, "stock"))
+	if (hs == 0 && strcmp(pol, "stock") && strcmp(mhook, "attaching"))
 		snprintf(problems[np++], sizeof(problems[0]),
 			 "select_task_rq_fair is not in enabled_functions: the hook is not attached");
 	for (line = strtok_r(ctr, "\n", &save); line;
@@ -404,7 +412,8 @@ int cmd_status(int argc, char **argv)
 		}
 		scx_print(&scx);
 		j_auto();
-		j_str("hook", hs > 0 ? "attached" : hs == 0 ? "detached" : "unknown");
+		j_str("hook", moving ? mhook : hs > 0 ? "attached" :
+		      hs == 0 ? "detached" : "unknown");
 		j_str("hook_line", hs > 0 ? hook : NULL);
 		if (!parse_u64(period, &v))
 			j_u64("sample_period", v);
@@ -433,7 +442,11 @@ int cmd_status(int argc, char **argv)
 	printf("shadow:      %s\n", shadow);
 	printf("state:       %s\n", state);
 	text_auto();
-	if (hs > 0)
+	if (!strcmp(mhook, "attaching"))
+		printf("hook:        attaching (the kernel places until the attach is done)\n");
+	else if (!strcmp(mhook, "detaching"))
+		printf("hook:        detaching (waiting for an RCU-tasks grace period)\n");
+	else if (hs > 0)
 		printf("hook:        attached (%s)\n", hook);
 	else if (hs == 0 && !strcmp(pol, "stock") && !strcmp(shadow, "off"))
 		printf("hook:        not attached (on stock with no shadow the module registers no hook: the kernel's code runs with no callback)\n");

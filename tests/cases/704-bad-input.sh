@@ -48,9 +48,11 @@ wp_load policy=mirror
 # The kernel-parsed parameters get random values: restore the defaults.
 read -r slow_us < "$WP_PARAMS/slow_us"
 read -r slow_max < "$WP_PARAMS/slow_max"
+read -r attach_wait_ms < "$WP_PARAMS/attach_wait_ms"
 restore() {
 	sysw "$WP_PARAMS/slow_us" "$slow_us"
 	sysw "$WP_PARAMS/slow_max" "$slow_max"
+	sysw "$WP_PARAMS/attach_wait_ms" "$attach_wait_ms"
 }
 at_exit restore
 wl_start messaging perf bench sched messaging -g 1 -l 10

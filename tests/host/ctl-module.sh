@@ -77,6 +77,13 @@ mv "$WAKEPLACE_ENABLED_FUNCTIONS.x" "$WAKEPLACE_ENABLED_FUNCTIONS"
 run status
 check "status: hook not attached is a problem when a policy is active (exit 5)" \
 	eval '[ $RC = 5 ] && grep -q "^hook: *not attached" "$OUT" && grep -q "^problem: .*hook is not attached" "$OUT"'
+echo attaching >"$T/hook"
+run status
+check "status: a hook the module says is attaching is no problem (exit 0)" \
+	eval '[ $RC = 0 ] && grep -q "^hook: *attaching" "$OUT" && ! grep -q "^problem: .*hook" "$OUT"'
+run -j status
+check "status -j: hook attaching" eval '[ "$(jq -r .hook "$OUT")" = attaching ]'
+echo detached >"$T/hook"
 echo stock >"$T/policy"
 run status
 check "status: on stock with no shadow a detached hook is expected, no hook problem" \

@@ -9,7 +9,7 @@
  *   sample_period                     decimal 1..65536
  *   latency_sample                    decimal 0..65536
  *   policies/<p>/<tunable>            decimal in [min, max] of .../tunables
- *   parameters/slow_us, slow_max, slow_window_ms
+ *   parameters/slow_us, slow_max, slow_window_ms, attach_wait_ms
  *                                     unsigned int (the kernel's parser)
  *   parameters/test_*                 skipped: the test build's fault knobs
  * Anything else writable is reported as a failure (no oracle for it).
@@ -745,7 +745,8 @@ static void discover(void)
 			continue;
 		if (!strcmp(de->d_name, "slow_us") ||
 		    !strcmp(de->d_name, "slow_max") ||
-		    !strcmp(de->d_name, "slow_window_ms")) {
+		    !strcmp(de->d_name, "slow_window_ms") ||
+		    !strcmp(de->d_name, "attach_wait_ms")) {
 			add_target(pardir, de->d_name, K_UINT, 0, UINT_MAX);
 			snprintf(targets[ntargets - 1].rel,
 				 sizeof(targets[0].rel), "parameters/%.64s",
