@@ -15,17 +15,20 @@
 # hook wait, init, publish on the writer's path; the attach itself; grace
 # period and teardown of the old policy, deferred).  wpstacks=1 on the
 # guest command line also samples the writer's kernel stack (forks a
-# sleep every 20 ms: off by default, it loads the guest it measures).  If
+# sleep every 20 ms: off by default, it loads the guest it measures).
+# wpfifo=1 runs the writing loop as SCHED_FIFO 10, so that its wall time
+# is the switch's and not its wait for a CPU among the stressors.  If
 # build/<release>-base/wakeplace.ko exists (the module of another commit,
 # e.g. main), it is measured first, the same way, as "base".  Hackbench
 # (perf bench sched messaging) runs all along; a run that ends with a
 # corrected pick, a revert or a kernel warning fails.
 . "$WP_TESTS/lib.sh"
 
-secs=90 stacks=0
+secs=90 stacks=0 fifo=0
 for a in $(</proc/cmdline); do
 	[[ $a == wpswitchlat=* ]] && secs=${a#wpswitchlat=}
 	[[ $a == wpstacks=1 ]] && stacks=1
+	[[ $a == wpfifo=1 ]] && fifo=1
 done
 STRESS=(stress-ng --affinity 1 --cpu-online 1 --futex 1 --switch 1
 	--pipe 1 --mq 1 --clone 1 --yield 1 --eventfd 1 --timeout 0 -q)
@@ -77,6 +80,9 @@ measure() {
 		sampler=$!
 	fi
 	local end=$((SECONDS + secs))
+	if [ "$fifo" = 1 ]; then
+		chrt -f -p 10 "$BASHPID" || fail "$label: chrt -f failed"
+	fi
 	while [ $SECONDS -lt $end ]; do
 		for p in $pols; do
 			t0=$EPOCHREALTIME
@@ -104,6 +110,7 @@ measure() {
 			[ $SECONDS -lt $end ] || break
 		done
 	done
+	[ "$fifo" = 1 ] && chrt -o -p 0 "$BASHPID"
 	if [ -n "$sampler" ]; then
 		kill "$sampler" 2>/dev/null
 		wait "$sampler" 2>/dev/null
@@ -128,7 +135,9 @@ measure() {
 	local sorted se
 	mapfile -t sorted < <(printf '%s\n' "${ms[@]}" | sort -n)
 	mapfile -t se < <(printf '%s\n' "${eff[@]}" | sort -n)
-	local line="$label: $n switches in ${secs}s: write p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms; in effect p50 ${se[n / 2]} ms p90 ${se[n * 9 / 10]} ms max ${se[n - 1]} ms; corrected ${cor:-?} reverted ${rev:-?} unbuilt ${unb:--} warnings $warn"
+	local tag=
+	[ "$fifo" = 1 ] && tag=" (writer SCHED_FIFO)"
+	local line="$label$tag: $n switches in ${secs}s: write p50 ${sorted[n / 2]} ms p90 ${sorted[n * 9 / 10]} ms max ${sorted[n - 1]} ms; in effect p50 ${se[n / 2]} ms p90 ${se[n * 9 / 10]} ms max ${se[n - 1]} ms; corrected ${cor:-?} reverted ${rev:-?} unbuilt ${unb:--} warnings $warn"
 	# Lines "POLICY MS hook_us N init_us N ...": mean and max of each phase.
 	if [ -s "$WP_OUT/phases.$label.txt" ]; then
 		line+="; phases (us, mean/max): $(awk '{
