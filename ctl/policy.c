@@ -259,7 +259,6 @@ static void json_assignments(struct wp_tunable *t, struct assign *a, int n)
 	j_end();
 }
 
-/* Make name active (it must exist) and check it took. */
 /*
  * A write returns once the hook is attached, or after the module's
  * attach_wait_ms with the attach still in flight ("attaching"): wait for
@@ -283,6 +282,7 @@ int wait_hook(void)
 	return fail(EX_FAIL, "the hook is still attaching after 60 s; see `wakeplacectl status` and dmesg");
 }
 
+/* Make name active (it must exist) and check it took. */
 int set_policy(const char *name)
 {
 	char old[WP_NAME_MAX + 2] = "", cur[WP_NAME_MAX + 2], st[512];

@@ -556,16 +556,6 @@ module_param(attach_wait_ms, uint, 0644);
 MODULE_PARM_DESC(attach_wait_ms, "A policy or shadow write waits this long (ms) for the hook to attach before it returns with the attach in flight (default 100)");
 
 /**
- * wp_hook_attached() - is the ftrace_ops registered?
- *
- * Return: true while select_task_rq_fair is redirected through us.
- */
-bool wp_hook_attached(void)
-{
-	return READ_ONCE(wp_hook_on);
-}
-
-/**
  * wp_hook_state() - the hook's state, one word for the hook file.
  *
  * Return: "attached", "attaching" (wanted: the attach in flight, or
@@ -688,9 +678,7 @@ static void wp_hook_attach_locked(void)
 	if (READ_ONCE(test_attach_delay_ms))
 		msleep(READ_ONCE(test_attach_delay_ms));
 #endif
-	spin_lock(&wp_hook_lock);
-	WRITE_ONCE(wp_hook_busy, true);
-	spin_unlock(&wp_hook_lock);
+	wp_hook_set_on(false, true);
 	t = ktime_get_ns();
 	ret = register_ftrace_function(&wp_ops);
 	WRITE_ONCE(wp_hook_attach_ns, ktime_get_ns() - t);

@@ -26,7 +26,6 @@ int wp_hook_check_loader(void);
 int wp_hook_init(void);
 void wp_hook_exit(void);
 int wp_hook_want(bool on, bool block);
-bool wp_hook_attached(void);
 const char *wp_hook_state(void);
 u64 wp_hook_attach_us(void);
 bool wp_hook_lost(void);
