@@ -74,16 +74,6 @@ json_file_or_null() {
 	fi
 }
 
-# ab_guest_visible: dies (exit 2) when the checkout ($REPO) is under /tmp
-# or /var/tmp: a guest booted by virtme-ng mounts its own there and would
-# not see the tree it has to run.
-ab_guest_visible() {
-	case $(readlink -f "$REPO")/ in
-	/tmp/*|/var/tmp/*)
-		ab_die "the checkout $REPO is under /tmp or /var/tmp, which a VM guest cannot see: clone it elsewhere" ;;
-	esac
-}
-
 # ----------------------------------------------------------- random ---
 
 # A 64-bit LCG in bash arithmetic (wraps modulo 2^64): the same seed gives
