@@ -154,7 +154,8 @@ stree() {
 sgen() { local t=$1; shift; "$ROOT/scripts/gen-scale-docs" -t "$t" "$@" >"$t/gen.out" 2>"$t/gen.err"; }
 t=$(stree sfresh)
 check "the committed scale tables follow from docs/scale/ (else run make scale-docs)" eval '
-	sgen "$t" && diff -u --label "docs/perf.md (committed)" --label "docs/perf.md (make scale-docs)" "$ROOT/docs/perf.md" "$t/docs/perf.md"'
+	sgen "$t" && diff -u --label "docs/perf.md (committed)" --label "docs/perf.md (make scale-docs)" "$ROOT/docs/perf.md" "$t/docs/perf.md" &&
+	{ [ ! -d "$ROOT/docs/scale" ] || diff -r "$ROOT/docs/scale" "$t/docs/scale"; }'
 # A fixture run as vm leaves it: DIR/host.txt and DIR/run/scale.{tsv,json}.
 R=$TMP/run1
 mkdir -p "$R/run"
@@ -186,12 +187,21 @@ sed 's/\t10\.00\t7\.50\t\(.*\)\t8\.00\t16\.00\t/\t12.50\t7.50\t\1\t9.50\t17.25\t
 cpus=$(for i in $(seq 0 31); do printf '%s{"cpu": %d, "core_id": %d, "package_id": 0, "siblings": "%d", "llc_level": 3, "llc_cpus": "0-31"}' "$([ "$i" -gt 0 ] && echo ,)" "$i" "$i" "$i"; done)
 jq -c --argjson c "[$cpus]" '.cpus = 32 | .topology.cpus = $c' "$R/run/scale.json" >"$R2/run/scale.json"
 check "one LLC size of a kernel: no pick cost table; two: scanned and lines per pick side by side" eval '
-	! grep -q "^#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" &&
+	! grep -q "^#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" && [ ! -e "$t/docs/scale/6.1.0-99-test-pickcost.svg" ] &&
 	sgen "$t" "$R2" && grep -qx "#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" &&
 	grep -qxF "(CPUs per LLC: llc16 16, llc32 32)." "$t/docs/perf.md" &&
 	grep -qxF "| level | policy | scanned, llc16 | scanned, llc32 | lines, llc16 | lines, llc32 | stacked %, llc16 | stacked %, llc32 |" "$t/docs/perf.md" &&
 	grep -qxF "| 0.9 | mirror | 8.00 | 9.50 | 16.00 | 17.25 | 10.00 | 12.50 |" "$t/docs/perf.md" &&
 	! grep -q "^| 0.9 | stock#1 | -" "$t/docs/perf.md"'
+check "two LLC sizes: the plot in docs/scale/KERNEL-pickcost.svg, linked from the table, mirror at 0.9 in it, stock not" eval '
+	grep -qxF "![Pick cost of 6.1.0-99-test against LLC size](scale/6.1.0-99-test-pickcost.svg)" "$t/docs/perf.md" &&
+	grep -q "<svg" "$t/docs/scale/6.1.0-99-test-pickcost.svg" && grep -q ">mirror@0.9<" "$t/docs/scale/6.1.0-99-test-pickcost.svg" &&
+	! grep -q "stock" "$t/docs/scale/6.1.0-99-test-pickcost.svg"'
+rm -r "$t/docs/scale/6.1.0-99-test-llc32"
+check "the second size gone: its table and plot go" eval '
+	sgen "$t" && ! grep -q "^#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" &&
+	[ ! -e "$t/docs/scale/6.1.0-99-test-pickcost.svg" ] && grep -q "removed .*6.1.0-99-test-pickcost.svg" "$t/gen.err"'
+sgen "$t" "$R2"
 cp "$t/docs/perf.md" "$TMP/perf.before"
 check "a run without scale.tsv: fails naming it, writes nothing" eval '
 	! sgen "$t" "$R" "$TMP/nothing" && grep -q "nothing: no scale.tsv" "$t/gen.err" && cmp "$TMP/perf.before" "$t/docs/perf.md"'
