@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # The admin-facing parts on the host: dkms.conf and packaging/dkms-build's
 # refusals, a real DKMS build for every supported installed kernel in a

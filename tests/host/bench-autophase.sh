@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # bench-scripts/autophase end to end on a fake sysfs tree: the real
 # `wakeplacectl auto` against fixed stock and noscan over two phases of a

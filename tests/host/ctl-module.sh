@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # wakeplacectl status, load and unload against a fake sysfs tree with fake
 # insmod/modprobe/rmmod (WAKEPLACE_INSMOD/MODPROBE/RMMOD) and a fake kernel

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # make deb: builds wakeplace-dkms and wakeplacectl from the checkout, the
 # way an admin does; lintian has nothing to say at its default level; the

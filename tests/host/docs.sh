@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # The policy tables of README.md, docs/perf.md and docs/sysfs-kernel-wakeplace
 # are generated from module/policies/*.c, the outcome lists of that ABI

@@ -261,6 +261,31 @@ check "run_host_tests: no TAP line fails" \
 check "run_host_tests: a hung script is killed and fails" \
 	has "$TMP/host.out" '^not ok - host/d-hang: killed after WP_HOST_TIMEOUT=6s$'
 
+# The lanes: "# lane: tree" scripts one at a time, the others beside them,
+# reports in name order.  Each tree script waits (at most 5 s) for the
+# other script to say it runs: in two lanes t1 finds it, in one it cannot.
+rm -f "$TMP"/tests/host/*.sh
+for n in t1 t2; do
+	printf '%s\n' '#!/bin/bash' '# lane: tree' "echo start >>\"$TMP/lane.log\"" \
+		"for i in \$(seq 50); do [ -e \"$TMP/beside\" ] && break; sleep 0.1; done" \
+		"[ -e \"$TMP/beside\" ] && echo beside >>\"$TMP/lane.log\"" \
+		"echo end >>\"$TMP/lane.log\"" "echo \"ok 1 - $n\"" > "$TMP/tests/host/$n.sh"
+done
+printf '%s\n' '#!/bin/bash' "for i in \$(seq 300); do grep -q start \"$TMP/lane.log\" 2>/dev/null && break; sleep 0.1; done" \
+	"touch \"$TMP/beside\"" 'echo "ok 1 - rest"' > "$TMP/tests/host/z-rest.sh"
+WP_HOST_TIMEOUT=120
+rm -f "$TMP/lane.log" "$TMP/beside"
+npass=0 nfail=0 nskip=0
+WP_HOST_JOBS=2 run_host_tests > "$TMP/host2.out"
+check "run_host_tests: tree scripts one at a time, the rest beside them, reported in name order" \
+	eval 'test "$(count)" = "3/0/0" && test "$(paste -sd " " "$TMP/lane.log")" = "start beside end start beside end" &&
+	      test "$(grep -o "host/[a-z0-9-]*" "$TMP/host2.out" | paste -sd " ")" = "host/t1 host/t2 host/z-rest"'
+rm -f "$TMP/lane.log" "$TMP/beside"
+npass=0 nfail=0 nskip=0
+WP_HOST_JOBS=1 run_host_tests > "$TMP/host3.out"
+check "run_host_tests with WP_HOST_JOBS=1: one script at a time" \
+	eval 'test "$(count)" = "3/0/0" && test "$(paste -sd " " "$TMP/lane.log")" = "start end start end"'
+
 if [ -r /var/lib/wakeplace/kernels ]; then
 	# Each release back from its label: 6.1 the generic kernel, 6.1-cloud
 	# the cloud one, though both are 6.1.0-57.

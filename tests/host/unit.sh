@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # The host unit tests (tests/unit): the module's pure functions
 # (module/llbucket.h, fairmath.h, parse.h, coremask.h) and wpstats'

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# lane: tree (tests/check runs it beside no other tree-writing test)
 #
 # One source for the version (VERSION) and the supported kernels
 # (module/kernels): every copy scripts/gen-version makes says what they say.
