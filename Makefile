@@ -106,11 +106,12 @@ targets: ctl bench tools
 	@for k in $(TARGET_KERNELS); do $(MAKE) --no-print-directory KVER=$$k module || exit 1; done
 
 # The Debian packages installed, upgraded and purged with apt in a guest of
-# each kernel (tests/pkg; DKMS builds under TCG: ~20-35 min a kernel, 41
+# each kernel (tests/pkg), and make dkms-install in the 6.12 guest
+# (tests/cases/800-dkms.sh; DKMS builds under TCG: ~20-35 min a kernel, 41
 # on 6.1 with the 2-core host shared by four guests, its two DKMS builds
 # 1308 s and 924 s: the guest's bound is 2 hours, not tests/check's 50 min).
 check-deb: deps
-	WP_BUILD_DEBS=1 WP_EXTRA_CASES=$(CURDIR)/tests/pkg TESTS=810 TOPOS=llc2 \
+	WP_BUILD_DEBS=1 WP_EXTRA_CASES=$(CURDIR)/tests/pkg TESTS='^(800|810)-' TOPOS=llc2 \
 		KERNELS="$${KERNELS:-6.1 6.12 7.2}" WP_NO_HOST_TESTS=1 \
 		WP_VM_TIMEOUT="$${WP_VM_TIMEOUT:-7200}" tests/check
 

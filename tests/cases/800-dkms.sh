@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # desc: make dkms-install builds wakeplace for the running kernel with DKMS; modprobe loads it; --remove removes it
 # requires: root vm dkms make bpftool topo=llc2 kernel=6.12
-# tier: core
+# tier: package (make check-deb, with 810: its DKMS build under TCG took 428 s
+# of make check's 6.12 llc2 guest; host admin.sh builds and installs with
+# DKMS for every release in make check)
 . "$WP_TESTS/cases/8xx-admin-lib.sh"
 admin_private_ns "$0" "$@"
 . "$WP_TESTS/lib.sh"
