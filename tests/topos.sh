@@ -39,16 +39,25 @@ intel_rapl_msr,intel_rapl_common,intel_pmc_core,crc32_pclmul,\
 ghash_clmulni_intel,aesni_intel,crypto_simd,cryptd,powernow_k8,\
 qemu_fw_cfg,lpc_ich,i2c_i801,i2c_smbus,drm,bochs,virtio_rng
 
+# vm_checkout_tmp DIR: /tmp or /var/tmp when the checkout DIR lies in it,
+# else nothing.  vng gives every guest a fresh /tmp and /var/tmp, which
+# hide a checkout there (a CI clone in /tmp).
+vm_checkout_tmp() {
+	case $(readlink -f "$1")/ in
+	/tmp/*) echo /tmp ;;
+	/var/tmp/*) echo /var/tmp ;;
+	esac
+}
+
 # vm_checkout_share DIR: the vng options (into VM_SHARE) that let a 9p
-# guest run the checkout DIR from its own path.  vng gives every guest a
-# fresh /tmp and /var/tmp, which hide a checkout there (a CI clone in
-# /tmp); it is shared back read-only at the same path.  Elsewhere the
-# guest's root already shows it and nothing is added.
+# guest run the checkout DIR from its own path: in a tmp directory it is
+# shared back read-only at the same path; elsewhere the guest's root
+# already shows it and nothing is added.
 vm_checkout_share() {
 	local d
 	d=$(readlink -f "$1")
 	VM_SHARE=()
-	case $d/ in
-	/tmp/*|/var/tmp/*) VM_SHARE=(--rodir "$d=$d") ;;
-	esac
+	if [ -n "$(vm_checkout_tmp "$d")" ]; then
+		VM_SHARE=(--rodir "$d=$d")
+	fi
 }
