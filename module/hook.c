@@ -408,12 +408,12 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_regs *fregs)
 {
 	struct wp_pcpu *pc = this_cpu_ptr(&wp_pcpu);
-	struct wakeplace_policy *pol, *sh;
+	struct wakeplace_policy *pol, *sh, *cpol;
 	struct task_struct *p;
 	struct wp_wakeup w;
 	int prev, flags, cpu, scpu = WP_HANDBACK;
 	bool timed = false, slow = false;
-	u64 t0 = 0, cost = 0;
+	u64 t0 = 0, cost = 0, lookup = 0;
 
 	wp_test_count(WP_C_HOOK_HITS);
 	if (pc->bypass)
@@ -434,6 +434,21 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	sh = rcu_dereference_sched(wp_shadow);
 	if (!pol)
 		return;
+	/*
+	 * A cgroup's own policy, if the task is in an assigned one.  A pick
+	 * about to be timed (below) counts the lookup in its cost.
+	 */
+	if (rcu_access_pointer(wp_cg_tab)) {
+		if (pc->sample + 1 >= READ_ONCE(wp_sample_period))
+			t0 = local_clock();
+		cpol = wp_cg_policy(p);
+		if (cpol) {
+			pol = cpol;
+			wp_count(WP_C_CG_WAKEUPS);
+		}
+		if (t0)
+			lookup = local_clock() - t0;
+	}
 
 	if (!pol->select_cpu) {
 		if (!sh || !sh->select_cpu)
@@ -452,7 +467,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (++pc->sample >= READ_ONCE(wp_sample_period)) {
 		pc->sample = 0;
 		timed = true;
-		t0 = local_clock();
+		t0 = local_clock() - lookup;
 	}
 
 	w = (struct wp_wakeup){

@@ -15,6 +15,7 @@
 #include "latency.h"
 #include "switch.h"
 #include "sysfs.h"
+#include "cgroup.h"
 
 static char *policy = "stock";
 module_param(policy, charp, 0444);
@@ -28,7 +29,8 @@ MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
 
 /*
  * Unload, in this order (after the control files are gone, so no more
- * switches): switch to stock and drop the shadow; detach the ftrace ops
+ * switches): drop the cgroup assignments, switch to stock and drop the
+ * shadow; detach the ftrace ops
  * now (waits until no CPU is in the callback or resumes into our code);
  * wait for RCU; only then stop the revert path, since until then a pick
  * still in the callback could trip and queue it again; run the deferred
@@ -37,6 +39,7 @@ MODULE_PARM_DESC(shadow, "Shadow policy at load (default off)");
  */
 static void wp_teardown(void)
 {
+	wp_cg_exit();
 	wp_switch_stock();
 
 	wp_hook_exit();

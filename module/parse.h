@@ -51,4 +51,47 @@ static inline int wp_parse_int(const char *buf, size_t count, int min,
 	return 0;
 }
 
+/*
+ * A cgroup path as the cgroups file keeps it: from the root, one "/"
+ * between components, none at the end ("/" for the root itself).  @in
+ * must start with "/"; "." and ".." components are refused (a path means
+ * one cgroup, spelt one way).  @out holds @size bytes.
+ */
+static inline int wp_parse_cgroup_path(const char *in, char *out,
+				       size_t size)
+{
+	size_t n = 0;
+
+	if (*in != '/')
+		return -EINVAL;
+	while (*in) {
+		const char *c;
+		size_t len;
+
+		while (*in == '/')
+			in++;
+		if (!*in)
+			break;
+		c = in;
+		while (*in && *in != '/')
+			in++;
+		len = in - c;
+		if ((len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return -EINVAL;
+		if (n + 1 + len + 1 > size)
+			return -ENAMETOOLONG;
+		out[n++] = '/';
+		memcpy(out + n, c, len);
+		n += len;
+	}
+	if (!n) {
+		if (size < 2)
+			return -ENAMETOOLONG;
+		out[n++] = '/';
+	}
+	out[n] = '\0';
+	return 0;
+}
+
 #endif /* WP_PARSE_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wakeplace registry: the policies, the two slots (active and shadow) with
- * the mutex that serialises their writers, the dispatch of context
- * switches to the policies that observe them, and the trace events.  What
+ * wakeplace registry: the policies, the two slots (active and shadow) and
+ * the cgroup assignments' table with the mutex that serialises their
+ * writers, the wakeup path's lookup in that table, the dispatch of
+ * context switches to the policies that observe them, and the trace
+ * events.  What
  * every floor below needs; it calls nothing of the module's own (the
  * policies only through their ops).
  *
@@ -12,7 +14,10 @@
  *                 one teardown both share
  *   control       sysfs.c: /sys/kernel/wakeplace
  *   switch        switch.c: the live switch, deferred puts, the revert
- *                 to stock (self-protection's sleeping half)
+ *                 to stock (self-protection's sleeping half); cgroup.c:
+ *                 the cgroup assignments (the two call each other: an
+ *                 assignment takes its policy through the switch, the
+ *                 revert work reverts assignments of a tripped policy)
  *   hook          hook.c: the ftrace ops on select_task_rq_fair, the
  *                 trip and the revert request (its wakeup-path half)
  *   policies      policies/, one file each, called only through their ops
@@ -43,6 +48,7 @@
  *   leaves the latency histograms to wp_lat_reset(), and sysfs.c's reset
  *   calls both; latency.c only counts into stats.c's counters.
  */
+#include <linux/cgroup.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 #include "registry.h"
@@ -64,6 +70,13 @@ struct wakeplace_policy __rcu *wp_active;
 struct wakeplace_policy __rcu *wp_shadow;
 
 const void *wp_fair_class __read_mostly;
+
+unsigned long wp_observers;
+
+struct wp_cg_table __rcu *wp_cg_tab;
+
+/* One bit per policy in wp_observers. */
+static_assert(ARRAY_SIZE(wp_policies) <= BITS_PER_LONG);
 
 /**
  * wp_policy_find() - the registered policy named @name.
@@ -100,6 +113,31 @@ notrace unsigned int wp_policy_index(struct wakeplace_policy *pol)
 }
 
 /**
+ * wp_hold() - count @pol's publications: a slot or a cgroup assignment
+ * now holds it (@delta 1) or no longer does (-1).
+ * @pol: a policy with a reference (initialised).
+ * @delta: 1 or -1.
+ *
+ * Under wp_mutex.  Call after publishing @pol, and after unpublishing it
+ * but before its reference is put (which waits a grace period): so the
+ * sched_switch probe, which reads wp_observers under RCU-sched, calls
+ * @pol's context_switch only between its init and its exit.
+ */
+void wp_hold(struct wakeplace_policy *pol, int delta)
+{
+	unsigned long bit = BIT(wp_policy_index(pol));
+
+	lockdep_assert_held(&wp_mutex);
+	pol->holders += delta;
+	if (!pol->context_switch)
+		return;
+	if (pol->holders)
+		WRITE_ONCE(wp_observers, wp_observers | bit);
+	else
+		WRITE_ONCE(wp_observers, wp_observers & ~bit);
+}
+
+/**
  * wp_policies_context_switch() - pass a context switch to the policies in
  * use that observe them.
  * @preempt: @prev was preempted.
@@ -107,19 +145,72 @@ notrace unsigned int wp_policy_index(struct wakeplace_policy *pol)
  * @next: the task switched in.
  * @prev_state: @prev's state.
  *
- * Called by the sched_switch probe (IRQs off, runqueue locked).  Reads the
- * slots as the hook does: a policy put after a switch is seen here only
- * until the grace period that precedes its exit.
+ * Called by the sched_switch probe (IRQs off, runqueue locked): each
+ * policy published in a slot or a cgroup assignment, once (wp_hold()).
  */
 notrace void wp_policies_context_switch(bool preempt, struct task_struct *prev,
 					struct task_struct *next,
 					unsigned int prev_state)
 {
-	struct wakeplace_policy *act = rcu_dereference_sched(wp_active);
-	struct wakeplace_policy *sh = rcu_dereference_sched(wp_shadow);
+	unsigned long m = READ_ONCE(wp_observers);
 
-	if (act && act->context_switch)
-		act->context_switch(preempt, prev, next, prev_state);
-	if (sh && sh != act && sh->context_switch)
-		sh->context_switch(preempt, prev, next, prev_state);
+	while (m) {
+		struct wakeplace_policy *pol = wp_policies[__ffs(m)];
+
+		m &= m - 1;
+		pol->context_switch(preempt, prev, next, prev_state);
+	}
+}
+
+/* Bisect @t for @cg's address. */
+static notrace struct wakeplace_policy *
+wp_cg_find(const struct wp_cg_table *t, const struct cgroup *cg)
+{
+	unsigned int lo = 0, hi = t->nr;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (t->cg[mid] == cg)
+			return t->pol[mid];
+		if ((unsigned long)t->cg[mid] < (unsigned long)cg)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/**
+ * wp_cg_policy() - the policy assigned to @p's nearest assigned cgroup.
+ * @p: a task being woken (its pi_lock held, IRQs off).
+ *
+ * Called by the hook on every wakeup it sees, inside an RCU-sched read
+ * side, so the task's css_set and the table stay while it runs.  Walks
+ * the default-hierarchy cgroup's ancestors[] (kept in the cgroup: no
+ * pointer chase per level) from the deepest, skipping levels with no
+ * assignment; compares addresses, never follows them (cgroup.c holds a
+ * reference on each until no table can name it).
+ *
+ * Return: the policy, or NULL when no cgroup of @p's is assigned (the
+ * machine-wide policy places it).
+ */
+notrace struct wakeplace_policy *wp_cg_policy(struct task_struct *p)
+{
+	struct wp_cg_table *t = rcu_dereference_sched(wp_cg_tab);
+	struct wakeplace_policy *pol;
+	struct cgroup *cg;
+	int level;
+
+	if (!t)
+		return NULL;
+	cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
+	for (level = min(cg->level, t->max_level); level >= 0; level--) {
+		if (!(t->levels & wp_cg_level_bit(level)))
+			continue;
+		pol = wp_cg_find(t, cg->ancestors[level]);
+		if (pol)
+			return pol;
+	}
+	return NULL;
 }

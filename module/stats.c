@@ -73,6 +73,9 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_INACTIVE]		= "inactive",
 	[WP_C_IDLE_PENDING]	= "idle_pending",
 	[WP_C_REMARK_HELD]	= "remark_held",
+	[WP_C_CG_WAKEUPS]	= "cgroup_wakeups",
+	[WP_C_CG_CHANGES]	= "cgroup_changes",
+	[WP_C_CG_REMOVED]	= "cgroup_removed",
 #ifdef WAKEPLACE_TEST
 	[WP_C_AUDITED]		= "audited",
 	[WP_C_FALSE_BUSY]	= "false_busy",

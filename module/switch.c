@@ -18,6 +18,7 @@
 #include "hook.h"
 #include "stats.h"
 #include "latency.h"
+#include "cgroup.h"
 
 static char wp_state_buf[128] = "ok";
 
@@ -36,8 +37,9 @@ static bool wp_uses_idle(const struct wakeplace_policy *pol)
 }
 
 /*
- * Take a reference to @pol for a slot: the first user starts the per-LLC
- * idle state if the policy reads it, then initialises the policy.
+ * Take a reference to @pol for a slot or an assignment: the first user
+ * starts the per-LLC idle state if the policy reads it, then initialises
+ * the policy.
  */
 static int wp_get(struct wakeplace_policy *pol)
 {
@@ -103,6 +105,25 @@ static struct workqueue_struct *wp_wq;
 static bool wp_hook_giving_up;
 /* Under wp_mutex: the load's switches, which wait for the attach. */
 static bool wp_starting;
+/* Under wp_mutex: cgroup assignments to a policy that needs the hook. */
+static unsigned int wp_assigned_hooked;
+
+/*
+ * Does this setting need the redirect?  Only stock with no shadow and no
+ * cgroup assigned a non-stock policy leaves the kernel's function alone.
+ */
+static bool wp_hook_needed(struct wakeplace_policy *act,
+			   struct wakeplace_policy *sh)
+{
+	return sh || (act && act->select_cpu) || wp_assigned_hooked;
+}
+
+/* Under wp_mutex: let the hook go if nothing published needs it now. */
+static void wp_hook_settle(void)
+{
+	if (!wp_hook_needed(wp_cur(&wp_active), wp_cur(&wp_shadow)))
+		wp_hook_want(false, false);
+}
 
 /* The old policy of a switch, put once no wakeup can still be using it. */
 struct wp_put_req {
@@ -175,13 +196,12 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 		return 0;
 	act = wp_cur(&wp_active);
 	sh = wp_cur(&wp_shadow);
-	/* Only stock with no shadow leaves the kernel's function alone. */
-	had = sh || (act && act->select_cpu);
+	had = wp_hook_needed(act, sh);
 	if (slot == &wp_active)
 		act = new;
 	else
 		sh = new;
-	hook = sh || (act && act->select_cpu);
+	hook = wp_hook_needed(act, sh);
 
 	t0 = ktime_get_ns();
 	if (hook && !wp_hook_giving_up) {
@@ -203,8 +223,12 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 	}
 	t2 = ktime_get_ns();
 	rcu_assign_pointer(*slot, new);
-	if (old)
+	if (new)
+		wp_hold(new, 1);
+	if (old) {
+		wp_hold(old, -1);
 		wp_put_later(old);
+	}
 	if (!hook)
 		wp_hook_want(false, false);
 	t3 = ktime_get_ns();
@@ -214,6 +238,58 @@ static int wp_switch_slot(struct wakeplace_policy __rcu **slot,
 	WRITE_ONCE(wp_times.total_ns, t3 - t0);
 	WRITE_ONCE(wp_times.lock_ns, wp_lock_wait_ns);
 	return 0;
+}
+
+/**
+ * wp_assign_get() - take @pol for a cgroup assignment about to be
+ * published: the hook if @pol needs it, its histograms, a reference.
+ * @pol: a registered policy.
+ *
+ * Under wp_mutex.  On success the caller publishes the assignment, then
+ * calls wp_assign_swap(); on error nothing changed.
+ *
+ * Return: 0, the hook's attach error (see wp_hook_want()), or @pol's init
+ * error.
+ */
+int wp_assign_get(struct wakeplace_policy *pol)
+{
+	int ret;
+
+	lockdep_assert_held(&wp_mutex);
+	if (pol->select_cpu && !wp_hook_giving_up) {
+		ret = wp_hook_want(true, false);
+		if (ret)
+			return ret;
+	}
+	wp_lat_prepare(pol);
+	ret = wp_get(pol);
+	if (ret)
+		wp_hook_settle();
+	return ret;
+}
+
+/**
+ * wp_assign_swap() - an assignment table with @new in place of @old was
+ * published: count the holders, put @old after a grace period, let the
+ * hook go if nothing needs it any more.
+ * @old: the policy no longer published by that assignment, or NULL.
+ * @new: the policy now published (taken by wp_assign_get()), or NULL.
+ *
+ * Under wp_mutex.
+ */
+void wp_assign_swap(struct wakeplace_policy *old, struct wakeplace_policy *new)
+{
+	lockdep_assert_held(&wp_mutex);
+	if (new) {
+		wp_hold(new, 1);
+		wp_assigned_hooked += !!new->select_cpu;
+	}
+	if (old) {
+		wp_hold(old, -1);
+		wp_assigned_hooked -= !!old->select_cpu;
+		wp_put_later(old);
+	}
+	wp_hook_settle();
 }
 
 /**
@@ -346,6 +422,8 @@ static void wp_revert_workfn(struct work_struct *work)
 		wp_switch_slot(&wp_active, &wp_policy_stock);
 		this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
 	}
+	if (tripped && tripped->select_cpu)
+		wp_cg_revert(tripped, why);
 	wp_hook_reset_slow();
 	WRITE_ONCE(wp_tripped, 0);
 out:
@@ -369,7 +447,7 @@ static void wp_hook_lost_workfn(struct work_struct *work)
 	sh = wp_cur(&wp_shadow);
 	if (!wp_hook_lost())
 		goto out;
-	if (!act || (!sh && !act->select_cpu)) {
+	if (!wp_hook_needed(act, sh)) {
 		wp_hook_want(false, false);	/* its writer was refused */
 		goto out;
 	}
@@ -381,6 +459,7 @@ static void wp_hook_lost_workfn(struct work_struct *work)
 	wp_hook_giving_up = true;
 	wp_switch_slot(&wp_shadow, NULL);
 	wp_switch_slot(&wp_active, &wp_policy_stock);
+	wp_cg_revert(NULL, "the hook could not attach");
 	wp_hook_giving_up = false;
 	this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
 out:
@@ -452,8 +531,10 @@ void wp_switch_drain(void)
 {
 	wp_flush_deferred();
 	mutex_lock(&wp_mutex);
-	if (wp_cur(&wp_active))
+	if (wp_cur(&wp_active)) {
+		wp_hold(&wp_policy_stock, -1);
 		wp_put(&wp_policy_stock);
+	}
 	RCU_INIT_POINTER(wp_active, NULL);
 	mutex_unlock(&wp_mutex);
 }

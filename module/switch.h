@@ -14,6 +14,10 @@ int wp_set_shadow(const char *name);
 const char *wp_active_name(void);
 const char *wp_shadow_name(void);
 const char *wp_state(void);
+
+/* For cgroup.c's assignments (the same floor). */
+int wp_assign_get(struct wakeplace_policy *pol);
+void wp_assign_swap(struct wakeplace_policy *old, struct wakeplace_policy *new);
 ssize_t wp_last_switch_show(char *buf);
 
 /* Load and unload (main.c), in this order. */

@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "latency.h"
 #include "parse.h"
+#include "cgroup.h"
 
 static struct kobject *wp_kobj, *wp_stats_kobj, *wp_pol_kobj;
 static struct kobject *wp_lat_kobj, *wp_lathist_kobj;
@@ -218,6 +219,77 @@ static ssize_t latency_mem_show(struct kobject *k, struct kobj_attribute *a,
 	return len;
 }
 
+static ssize_t cgroups_max_show(struct kobject *k, struct kobj_attribute *a,
+				char *buf)
+{
+	return sysfs_emit(buf, "%u\n", WP_CG_MAX);
+}
+
+/*
+ * cgroups: a binary attribute only for its size (64 assignments with their
+ * paths overflow a page); it reads and writes text.  A read at offset 0
+ * takes a snapshot that later offsets continue, so a reader in small
+ * chunks sees one moment.
+ */
+static DEFINE_MUTEX(wp_cg_text_lock);
+static char *wp_cg_text;
+static size_t wp_cg_text_len;
+
+/* "ID POLICY STATE PATH\n": 20 + 1 + name + 1 + 8 + 1 + 256 + 1 bytes. */
+#define WP_CG_TEXT_SIZE	((WP_CG_MAX + 16) * 320)
+
+static ssize_t cgroups_read(struct file *f, struct kobject *k,
+			    WP_BIN_ATTR_CONST struct bin_attribute *ba,
+			    char *buf, loff_t off, size_t count)
+{
+	ssize_t ret = 0;
+
+	mutex_lock(&wp_cg_text_lock);
+	if (!off || !wp_cg_text) {
+		if (!wp_cg_text)
+			wp_cg_text = kvmalloc(WP_CG_TEXT_SIZE, GFP_KERNEL);
+		if (!wp_cg_text)
+			ret = -ENOMEM;
+		else
+			wp_cg_text_len = wp_cg_show(wp_cg_text,
+						    WP_CG_TEXT_SIZE);
+	}
+	if (!ret && off < wp_cg_text_len) {
+		ret = min_t(size_t, count, wp_cg_text_len - off);
+		memcpy(buf, wp_cg_text + off, ret);
+	}
+	mutex_unlock(&wp_cg_text_lock);
+	return ret;
+}
+
+/* One command per write(2), whatever the file offset. */
+static ssize_t cgroups_write(struct file *f, struct kobject *k,
+			     WP_BIN_ATTR_CONST struct bin_attribute *ba,
+			     char *buf, loff_t off, size_t count)
+{
+	char *cmd, *nl;
+	int ret;
+
+	if (count > PAGE_SIZE)
+		return -EINVAL;
+	cmd = kmemdup_nul(buf, count, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	nl = strchr(cmd, '\n');
+	if (nl && nl[1])
+		ret = -EINVAL;		/* two commands in one write */
+	else
+		ret = wp_cg_write(cmd);
+	kfree(cmd);
+	return ret ? ret : count;
+}
+
+static struct bin_attribute wp_cg_ba = {
+	.attr = { .name = "cgroups", .mode = 0644 },
+	.read = cgroups_read,
+	.write = cgroups_write,
+};
+
 static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(version),
 	__ATTR_RO(kernel),
@@ -231,6 +303,7 @@ static struct kobj_attribute wp_attrs[] = {
 	__ATTR(sample_period, 0644, sample_period_show, sample_period_store),
 	__ATTR(latency_sample, 0644, latency_sample_show, latency_sample_store),
 	__ATTR_RO(latency_mem),
+	__ATTR_RO(cgroups_max),
 #ifdef WAKEPLACE_TEST
 	__ATTR_RO(idle_mask),
 #endif
@@ -551,6 +624,10 @@ void wp_sysfs_exit(void)
 		kfree(wp_hattrs);
 		wp_hattrs = NULL;
 	}
+	if (wp_kobj)
+		sysfs_remove_bin_file(wp_kobj, &wp_cg_ba);
+	kvfree(wp_cg_text);
+	wp_cg_text = NULL;
 	kobject_put(wp_lathist_kobj);
 	kobject_put(wp_lat_kobj);
 	wp_lathist_kobj = wp_lat_kobj = NULL;
@@ -593,6 +670,8 @@ int wp_sysfs_init(void)
 	if (!wp_kobj)
 		goto err;
 	ret = sysfs_create_group(wp_kobj, &wp_group);
+	if (!ret)
+		ret = sysfs_create_bin_file(wp_kobj, &wp_cg_ba);
 	if (ret)
 		goto err;
 	ret = -ENOMEM;

@@ -136,10 +136,10 @@ struct wp_pstats;
  *	@preempt (@prev was preempted and stays runnable), @prev, @next and
  *	@prev_state.  Must be notrace, lock-free, allocation-free,
  *	printk-free, and wake nothing.  Called only while the policy is
- *	active or shadow (once per switch when it is both), read from those
- *	slots under RCU as the hook reads them for @select_cpu: never before
- *	@init has returned nor after @exit is called.  Switches it missed
- *	while not in a slot are not replayed.  The sched_switch probe is the
+ *	active, shadow or assigned to a cgroup (once per switch however
+ *	many of those it is), as the hook sees it for @select_cpu: never
+ *	before @init has returned nor after @exit is called.  Switches it
+ *	missed while not in use are not replayed.  The sched_switch probe is the
  *	per-LLC idle state's: a policy with this hook has the core start the
  *	idle state for it as if it set @needs_idle_state.
  * @counters_show: optional; the policy's own counters, for
@@ -152,7 +152,10 @@ struct wp_pstats;
  * @tunables: the policy's knobs, @nr_tunables of them.
  * @nr_tunables: number of entries in @tunables.
  * @stats: per-CPU statistics (owned by the core).
- * @users: how many of active/shadow currently hold the policy (core).
+ * @users: references: slots, cgroup assignments and their deferred puts
+ *	(core).
+ * @holders: how many slots and cgroup assignments publish the policy now
+ *	(core; the context-switch observers are those with holders).
  * @kobj: the policy's directory under policies/ (core).
  */
 struct wakeplace_policy {
@@ -173,6 +176,7 @@ struct wakeplace_policy {
 	/* owned by the core */
 	struct wp_pstats __percpu *stats;
 	unsigned int users;
+	unsigned int holders;
 	struct kobject *kobj;
 };
 

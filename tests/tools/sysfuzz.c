@@ -9,6 +9,9 @@
  *   sample_period                     decimal 1..65536
  *   latency_sample                    decimal 0..65536
  *   policies/<p>/<tunable>            decimal in [min, max] of .../tunables
+ *   cgroups                           "clear", or "/PATH NAME|unset"
+ *                                     (either: the cgroup may exist);
+ *                                     anything else fails; cleared after
  *   parameters/slow_us, slow_max, slow_window_ms, attach_wait_ms
  *                                     unsigned int (the kernel's parser)
  *   parameters/test_*                 skipped: the test build's fault knobs
@@ -59,7 +62,7 @@
 #define NAME_MAX_LEN	32
 #define MAX_DETAILS	20
 
-enum kind { K_POLICY, K_SHADOW, K_RESET, K_INT, K_UINT };
+enum kind { K_POLICY, K_SHADOW, K_RESET, K_INT, K_UINT, K_CGROUPS };
 enum expect { E_OK, E_FAIL, E_EITHER, E_NOOP };
 
 struct target {
@@ -212,6 +215,48 @@ static bool parse_dec(const char *s, size_t n, long long *v, bool *canon)
  * The oracle.  @val receives the expected read-back for E_OK/E_EITHER
  * (a name, or a decimal), empty when unknown.
  */
+/*
+ * cgroups: the module trims whitespace around the command, which is
+ * "clear" or "PATH NAME" split at the last space, PATH from "/", NAME a
+ * policy or "unset"; one newline at most, at the end.  Whether such a
+ * PATH is a cgroup depends on the box: either.
+ */
+/* The kernel's isspace() also takes Latin-1's no-break space. */
+static bool kspace(char c)
+{
+	return isspace((unsigned char)c) || (unsigned char)c == 0xa0;
+}
+
+static enum expect oracle_cgroups(const char *in, size_t len)
+{
+	static char buf[FUZZ_MAX + 16];
+	const char *nl = memchr(in, '\n', len);
+	char *b, *e, *sp, *path;
+
+	if (len > 4096 || (nl && nl != in + len - 1))
+		return E_FAIL;
+	if (memchr(in, '\0', len))
+		return E_EITHER;	/* the module reads up to the NUL */
+	memcpy(buf, in, len);
+	buf[len] = '\0';
+	for (b = buf; kspace(*b); b++)
+		;
+	for (e = b + strlen(b); e > b && kspace(e[-1]); e--)
+		;
+	*e = '\0';
+	if (!strcmp(b, "clear"))
+		return E_OK;
+	sp = strrchr(b, ' ');
+	if (!sp)
+		return E_FAIL;
+	*sp = '\0';
+	for (path = b; kspace(*path); path++)
+		;
+	if (*path != '/' || (!is_name(sp + 1) && strcmp(sp + 1, "unset")))
+		return E_FAIL;
+	return E_EITHER;
+}
+
 static enum expect oracle(const struct target *t, const char *in, size_t len,
 			  char *val, size_t vlen)
 {
@@ -267,12 +312,17 @@ static enum expect oracle(const struct target *t, const char *in, size_t len,
 			return E_OK;
 		}
 		return E_EITHER;
+	case K_CGROUPS:
+		return oracle_cgroups(in, len);
 	}
 	return E_FAIL;
 }
 
 static bool errno_ok(const struct target *t, int err)
 {
+	if (t->kind == K_CGROUPS)
+		return err == EINVAL || err == ENOENT || err == ENOTDIR ||
+		       err == ENAMETOOLONG || err == ENOSPC;
 	return err == EINVAL || (t->kind == K_UINT && err == ERANGE);
 }
 
@@ -302,14 +352,16 @@ static bool valid_value(const struct target *t, const char *v)
 	case K_UINT:
 		return valid_number(t, v);
 	case K_RESET:
+	case K_CGROUPS:
 		return true;
 	}
 	return false;
 }
 
+/* Files read back as one value (cgroups is checked by check_tree()). */
 static bool readable(const struct target *t)
 {
-	return t->kind != K_RESET;
+	return t->kind != K_RESET && t->kind != K_CGROUPS;
 }
 
 static int read_value(const struct target *t, char *buf, size_t len)
@@ -319,6 +371,39 @@ static int read_value(const struct target *t, char *buf, size_t len)
 	if (!ret)
 		chomp(buf);
 	return ret;
+}
+
+/* cgroups, if there: "ID POLICY STATE PATH" lines; returns problems. */
+static int check_cgroups(const char *when)
+{
+	static char buf[65536];
+	char *line, *save, pol[NAME_MAX_LEN * 2], state[16];
+	unsigned long long id;
+	int off, bad = 0;
+	struct stat st;
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/cgroups", sysdir);
+	if (stat(path, &st))
+		return 0;	/* an older module */
+	if (read_rel(sysdir, "cgroups", buf, sizeof(buf))) {
+		failure("%s: cgroups unreadable", when);
+		return 1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		off = 0;
+		if (sscanf(line, "%llu %63s %15s %n", &id, pol, state,
+			   &off) != 3 || !off || line[off] != '/' ||
+		    !is_name(pol) || (strcmp(state, "assigned") &&
+				      strcmp(state, "reverted") &&
+				      strcmp(state, "removed"))) {
+			failure("%s: cgroups line '%s'", when,
+				esc(line, strlen(line)));
+			bad++;
+		}
+	}
+	return bad;
 }
 
 /* The whole tree is consistent; returns the number of problems. */
@@ -408,6 +493,7 @@ static int check_tree(const char *when)
 			bad++;
 		}
 	}
+	bad += check_cgroups(when);
 	for (i = 0; i < nnames; i++) {
 		char rel[128];
 
@@ -470,6 +556,10 @@ static void a_valid(const struct target *t, char *b, size_t *len)
 	case K_RESET:
 		*len = (size_t)sprintf(b, "%s", rn(3) ? names[rn(nnames)] :
 				       rn(2) ? "all" : "1");
+		break;
+	case K_CGROUPS:
+		*len = (size_t)sprintf(b, "%s", rn(4) == 0 ? "clear" :
+				       rn(3) == 0 ? "/ unset" : "/ stock");
 		break;
 	case K_INT:
 	case K_UINT: {
@@ -657,6 +747,8 @@ static int classify(const char *rel)
 		return add_target(sysdir, rel, K_INT, 1, 65536);
 	if (!strcmp(rel, "latency_sample"))
 		return add_target(sysdir, rel, K_INT, 0, 65536);
+	if (!strcmp(rel, "cgroups"))
+		return add_target(sysdir, rel, K_CGROUPS, 0, 0);
 	if (sscanf(rel, "policies/%31[^/]/%31s", pol, tun) == 2 &&
 	    !strchr(tun, '/') && is_name(pol)) {
 		snprintf(rel2, sizeof(rel2), "policies/%s/tunables", pol);
@@ -861,6 +953,8 @@ static void sequential(int per_file)
 		}
 		if (orig[0] && write_once(t->path, orig, strlen(orig)) < 0)
 			failure("%s: cannot restore '%s'", t->rel, orig);
+		if (t->kind == K_CGROUPS && write_once(t->path, "clear", 5) < 0)
+			failure("%s: cannot clear", t->rel);
 		check_tree(t->rel);
 		t->failures = nfail - f0;
 		printf("file %s inputs %ld ok %ld refused %ld noop %ld failures %ld\n",
@@ -910,6 +1004,10 @@ static long concurrent(int writers, int per_writer, unsigned int seed)
 		inputs += shared_fail[64 + w];
 	}
 	nfail += total;
+	for (w = 0; w < ntargets; w++)
+		if (targets[w].kind == K_CGROUPS &&
+		    write_once(targets[w].path, "clear", 5) < 0)
+			failure("%s: cannot clear", targets[w].rel);
 	check_tree("after concurrent writers");
 	printf("concurrent writers %d inputs %ld failures %ld\n", writers,
 	       inputs, total);

@@ -111,9 +111,52 @@ static void test_int(void)
 	is_s(v, 5, "...which are \"5\"");
 }
 
+/* @in's normalised path in a buffer of @size, or the error's name. */
+static const char *cgpath(const char *in, size_t size)
+{
+	static char out[300];
+	int ret = wp_parse_cgroup_path(in, out, size);
+
+	if (ret == -EINVAL)
+		return "EINVAL";
+	if (ret == -ENAMETOOLONG)
+		return "ENAMETOOLONG";
+	return ret ? "?" : out;
+}
+
+static void test_cgroup_path(void)
+{
+	static const char * const same[][2] = {
+		{ "/", "/" }, { "//", "/" }, { "/a", "/a" }, { "/a/", "/a" },
+		{ "//a//b///", "/a/b" }, { "/a.b/..c/c..", "/a.b/..c/c.." },
+		{ "/system.slice/db.service", "/system.slice/db.service" },
+		{ "/a b/c", "/a b/c" },
+	};
+	static const char * const bad[] = {
+		"", "a", "a/b", " /a", "/.", "/..", "/a/./b", "/a/../b", "/a/..",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		ok(!strcmp(cgpath(same[i][0], 256), same[i][1]),
+		   "cgroup path \"%s\" is \"%s\" (got \"%s\")", same[i][0],
+		   same[i][1], cgpath(same[i][0], 256));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(!strcmp(cgpath(bad[i], 256), "EINVAL"),
+		   "cgroup path \"%s\" refused (got \"%s\")", bad[i],
+		   cgpath(bad[i], 256));
+	ok(!strcmp(cgpath("/abc", 5), "/abc"), "a path of size - 1 bytes fits");
+	ok(!strcmp(cgpath("/abcd", 5), "ENAMETOOLONG"),
+	   "a path of size bytes does not");
+	ok(!strcmp(cgpath("//abc//", 5), "/abc"),
+	   "the size counts the normalised path");
+	ok(!strcmp(cgpath("/", 1), "ENAMETOOLONG"), "the root needs 2 bytes");
+}
+
 int main(void)
 {
 	test_token();
 	test_int();
+	test_cgroup_path();
 	return tap_done();
 }

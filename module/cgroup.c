@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakeplace cgroup assignments: a policy per cgroup (v2).  A task's
+ * wakeups are placed by the policy of its nearest ancestor cgroup (itself
+ * included) that has one, else by the machine-wide (active) policy.
+ *
+ * Writers (the cgroups file, the removal poll, a revert) work under
+ * wp_mutex on wp_cg[], the assignments with their paths, and publish for
+ * the wakeup path a read-only table: the assigned cgroups' addresses,
+ * sorted, with their policies.  The lookup walks the task's default-
+ * hierarchy cgroup's ancestors[] (the kernel keeps them in the cgroup, no
+ * pointer chase per level), skipping levels with no assignment, and
+ * bisects the table at each level left: no string, no lock, at most
+ * depth x log2(64) compares.  Addresses are compared, never followed: each
+ * assignment holds a reference on its cgroup, dropped only after a grace
+ * period once no published table names it, so an address cannot be
+ * reused while a reader may still compare with it.
+ *
+ * A cgroup can be removed while assigned (it has no tasks then): the
+ * kernel tells no module, so a poll every second while there are
+ * assignments drops those whose cgroup went offline, with one line in the
+ * log; the cgroups file keeps saying so (state "removed") for the last
+ * WP_CG_GONE of them.
+ *
+ * The table and its lookup are the registry's (wp_cg_tab,
+ * wp_cg_policy()): the hook, a floor below, reads them.
+ *
+ * This file and switch.c are one floor (registry.c): assignments take
+ * their policies through the switch's references and hook requests
+ * (wp_assign_get(), wp_assign_swap()), and the switch's revert work
+ * reverts the assignments of a tripped policy (wp_cg_revert()).
+ */
+#include <linux/cgroup.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include "registry.h"
+#include "switch.h"
+#include "stats.h"
+#include "cgroup.h"
+#include "parse.h"
+
+#define WP_CG_PATH	256	/* longest path kept, NUL included */
+#define WP_CG_GONE	16	/* removed assignments still listed */
+
+/* An assignment, as writers keep it (under wp_mutex). */
+struct wp_cg_assign {
+	struct cgroup *cgrp;		/* a reference of ours */
+	struct wakeplace_policy *pol;	/* a reference of ours */
+	u64 id;
+	bool reverted;			/* set to stock by a revert */
+	char path[WP_CG_PATH];
+};
+
+/* A line of the cgroups file for an assignment whose cgroup is gone. */
+struct wp_cg_gone {
+	u64 id;
+	const char *pol;
+	char path[WP_CG_PATH];
+};
+
+/* A cgroup reference dropped once no published table can name it. */
+struct wp_cg_put {
+	struct rcu_head rcu;
+	struct cgroup *cgrp;
+};
+
+static struct wp_cg_assign wp_cg[WP_CG_MAX];
+static unsigned int wp_cg_nr;
+static struct wp_cg_gone wp_cg_gone[WP_CG_GONE];	/* oldest first */
+static unsigned int wp_cg_gone_nr;
+static bool wp_cg_dead;		/* unloading: no more assignments */
+
+static void wp_cg_poll(struct work_struct *work);
+static DECLARE_DELAYED_WORK(wp_cg_poll_work, wp_cg_poll);
+
+/* A table for wp_cg[] as it will be; NULL on no memory. */
+static struct wp_cg_table *wp_cg_table_alloc(gfp_t gfp)
+{
+	return kmalloc(sizeof(struct wp_cg_table), gfp);
+}
+
+/*
+ * Fill @t from wp_cg[] and publish it (NULL and freed when there is no
+ * assignment left); the old table is freed after a grace period.
+ */
+static void wp_cg_publish(struct wp_cg_table *t)
+{
+	struct wp_cg_table *old;
+	unsigned int i, j;
+
+	lockdep_assert_held(&wp_mutex);
+	if (!wp_cg_nr) {
+		kfree(t);
+		t = NULL;
+	} else {
+		t->nr = wp_cg_nr;
+		t->levels = 0;
+		t->max_level = 0;
+		/* Insertion sort by address: at most 64 entries. */
+		for (i = 0; i < wp_cg_nr; i++) {
+			struct cgroup *cg = wp_cg[i].cgrp;
+
+			for (j = i; j && (unsigned long)t->cg[j - 1] >
+					 (unsigned long)cg; j--) {
+				t->cg[j] = t->cg[j - 1];
+				t->pol[j] = t->pol[j - 1];
+			}
+			t->cg[j] = cg;
+			t->pol[j] = wp_cg[i].pol;
+			t->levels |= wp_cg_level_bit(cg->level);
+			t->max_level = max(t->max_level, cg->level);
+		}
+	}
+	old = rcu_dereference_protected(wp_cg_tab, lockdep_is_held(&wp_mutex));
+	rcu_assign_pointer(wp_cg_tab, t);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+static void wp_cg_put_rcu(struct rcu_head *rcu)
+{
+	struct wp_cg_put *req = container_of(rcu, struct wp_cg_put, rcu);
+
+	cgroup_put(req->cgrp);
+	kfree(req);
+}
+
+/*
+ * Drop our reference on @cgrp after a grace period: a reader of the table
+ * just replaced may still compare with its address.
+ */
+static void wp_cg_put_later(struct cgroup *cgrp)
+{
+	struct wp_cg_put *req = kmalloc(sizeof(*req), GFP_KERNEL);
+
+	if (!req) {
+		synchronize_rcu();
+		cgroup_put(cgrp);
+		return;
+	}
+	req->cgrp = cgrp;
+	call_rcu(&req->rcu, wp_cg_put_rcu);
+}
+
+static int wp_cg_index(struct cgroup *cgrp)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_cg_nr; i++)
+		if (wp_cg[i].cgrp == cgrp)
+			return i;
+	return -1;
+}
+
+static void wp_cg_gone_drop(const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_cg_gone_nr; i++) {
+		if (strcmp(wp_cg_gone[i].path, path))
+			continue;
+		memmove(&wp_cg_gone[i], &wp_cg_gone[i + 1],
+			(wp_cg_gone_nr - i - 1) * sizeof(wp_cg_gone[0]));
+		wp_cg_gone_nr--;
+		return;
+	}
+}
+
+/* Take entry @i out of wp_cg[] (not yet published); it keeps its refs. */
+static struct wp_cg_assign wp_cg_take(unsigned int i)
+{
+	struct wp_cg_assign a = wp_cg[i];
+
+	wp_cg[i] = wp_cg[--wp_cg_nr];
+	return a;
+}
+
+/* Keep the poll running while there are assignments. */
+static void wp_cg_poll_arm(void)
+{
+	if (wp_cg_nr && !wp_cg_dead)
+		schedule_delayed_work(&wp_cg_poll_work, HZ);
+}
+
+static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
+			       struct wakeplace_policy *pol)
+{
+	struct wp_cg_table *t;
+	struct wakeplace_policy *old = NULL;
+	int i, ret;
+
+	i = wp_cg_index(cgrp);
+	if (i >= 0 && wp_cg[i].pol == pol && !wp_cg[i].reverted)
+		return 0;
+	if (i < 0 && wp_cg_nr == WP_CG_MAX)
+		return -ENOSPC;
+	t = wp_cg_table_alloc(GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	ret = wp_assign_get(pol);
+	if (ret) {
+		kfree(t);
+		return ret;
+	}
+	if (i >= 0) {
+		old = wp_cg[i].pol;
+		wp_cg[i].pol = pol;
+		wp_cg[i].reverted = false;
+	} else {
+		i = wp_cg_nr++;
+		cgroup_get(cgrp);
+		wp_cg[i] = (struct wp_cg_assign){
+			.cgrp = cgrp, .pol = pol, .id = cgroup_id(cgrp),
+		};
+		strscpy(wp_cg[i].path, path, sizeof(wp_cg[i].path));
+	}
+	wp_cg_gone_drop(wp_cg[i].path);
+	wp_cg_publish(t);
+	wp_assign_swap(old, pol);
+	this_cpu_inc(wp_counters.c[WP_C_CG_CHANGES]);
+	wp_cg_poll_arm();
+	return 0;
+}
+
+static int wp_cg_unset_locked(struct cgroup *cgrp)
+{
+	struct wp_cg_table *t;
+	struct wp_cg_assign a;
+	int i = wp_cg_index(cgrp);
+
+	if (i < 0)
+		return -ENOENT;
+	t = wp_cg_table_alloc(GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	a = wp_cg_take(i);
+	wp_cg_publish(t);
+	wp_assign_swap(a.pol, NULL);
+	wp_cg_put_later(a.cgrp);
+	this_cpu_inc(wp_counters.c[WP_C_CG_CHANGES]);
+	return 0;
+}
+
+/* Every assignment goes (clear, unload); the removed lines too. */
+static void wp_cg_clear_locked(void)
+{
+	unsigned int i, n = wp_cg_nr;
+
+	if (n)
+		this_cpu_inc(wp_counters.c[WP_C_CG_CHANGES]);
+	wp_cg_nr = 0;
+	wp_cg_gone_nr = 0;
+	wp_cg_publish(NULL);
+	for (i = 0; i < n; i++) {
+		wp_assign_swap(wp_cg[i].pol, NULL);
+		wp_cg_put_later(wp_cg[i].cgrp);
+	}
+}
+
+/**
+ * wp_cg_write() - one command written to the cgroups file.
+ * @buf: "PATH POLICY" (assign; PATH from the cgroup2 root), "PATH unset",
+ *	or "clear"; a trailing newline is allowed.
+ *
+ * Return: 0; -EINVAL (format, unknown policy), -ENOENT (no such cgroup,
+ * or none assigned for unset), -ENOTDIR, -ENAMETOOLONG, -ENOSPC (table
+ * full), -ENOMEM, -ENODEV (unloading), or the policy's or hook's error.
+ */
+int wp_cg_write(const char *buf)
+{
+	char *cmd, *path, *name, *sp;
+	struct wakeplace_policy *pol = NULL;
+	struct cgroup *cgrp;
+	int ret;
+
+	cmd = kstrdup(buf, GFP_KERNEL);
+	path = kmalloc(WP_CG_PATH, GFP_KERNEL);
+	if (!cmd || !path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	strim(cmd);
+	if (!strcmp(cmd, "clear")) {
+		mutex_lock(&wp_mutex);
+		ret = wp_cg_dead ? -ENODEV : 0;
+		if (!ret)
+			wp_cg_clear_locked();
+		mutex_unlock(&wp_mutex);
+		goto out;
+	}
+	sp = strrchr(cmd, ' ');
+	if (!sp) {
+		ret = -EINVAL;
+		goto out;
+	}
+	*sp = '\0';
+	name = sp + 1;
+	ret = wp_parse_cgroup_path(strim(cmd), path, WP_CG_PATH);
+	if (ret)
+		goto out;
+	if (strcmp(name, "unset")) {
+		pol = wp_policy_find(name);
+		if (!pol) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	/* Sleeps and takes the kernel's cgroup locks: before wp_mutex. */
+	cgrp = cgroup_get_from_path(path);
+	if (IS_ERR(cgrp)) {
+		ret = PTR_ERR(cgrp);
+		goto out;
+	}
+	mutex_lock(&wp_mutex);
+	if (wp_cg_dead)
+		ret = -ENODEV;
+	else if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
+		ret = -ENOENT;		/* being removed */
+	else if (pol)
+		ret = wp_cg_assign_locked(cgrp, path, pol);
+	else
+		ret = wp_cg_unset_locked(cgrp);
+	mutex_unlock(&wp_mutex);
+	cgroup_put(cgrp);
+out:
+	kfree(path);
+	kfree(cmd);
+	return ret;
+}
+
+/**
+ * wp_cg_show() - the cgroups file: "ID POLICY STATE PATH" per line.
+ * @buf: the buffer.
+ * @size: its size.
+ *
+ * Assignments in the order they were made (state "assigned", or
+ * "reverted" when a revert set them to stock), then the removed ones,
+ * oldest first.
+ *
+ * Return: bytes written.
+ */
+ssize_t wp_cg_show(char *buf, size_t size)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	mutex_lock(&wp_mutex);
+	for (i = 0; i < wp_cg_nr; i++)
+		n += scnprintf(buf + n, size - n, "%llu %s %s %s\n",
+			       wp_cg[i].id, wp_cg[i].pol->name,
+			       wp_cg[i].reverted ? "reverted" : "assigned",
+			       wp_cg[i].path);
+	for (i = 0; i < wp_cg_gone_nr; i++)
+		n += scnprintf(buf + n, size - n, "%llu %s removed %s\n",
+			       wp_cg_gone[i].id, wp_cg_gone[i].pol,
+			       wp_cg_gone[i].path);
+	mutex_unlock(&wp_mutex);
+	return n;
+}
+
+/*
+ * Drop the assignments whose cgroup was removed.  The kernel takes a
+ * cgroup offline (clears CSS_ONLINE) when it is removed; our reference
+ * only keeps its memory.
+ */
+static void wp_cg_poll(struct work_struct *work)
+{
+	struct wp_cg_table *t;
+	unsigned int i;
+
+	mutex_lock(&wp_mutex);
+	if (wp_cg_dead)
+		goto out;
+	t = wp_cg_table_alloc(GFP_KERNEL);
+	if (!t)
+		goto arm;	/* try again next time */
+	for (i = wp_cg_nr; i-- > 0;) {
+		struct wp_cg_assign a;
+		struct wp_cg_gone *g;
+
+		if (READ_ONCE(wp_cg[i].cgrp->self.flags) & CSS_ONLINE)
+			continue;
+		a = wp_cg_take(i);
+		pr_info("wakeplace: cgroup %s was removed: its assignment to %s is gone\n",
+			a.path, a.pol->name);
+		if (wp_cg_gone_nr == WP_CG_GONE) {
+			memmove(&wp_cg_gone[0], &wp_cg_gone[1],
+				(WP_CG_GONE - 1) * sizeof(wp_cg_gone[0]));
+			wp_cg_gone_nr--;
+		}
+		g = &wp_cg_gone[wp_cg_gone_nr++];
+		g->id = a.id;
+		g->pol = a.pol->name;
+		strscpy(g->path, a.path, sizeof(g->path));
+		/* Publish before the swap puts the policy: one table each. */
+		wp_cg_publish(t);
+		wp_assign_swap(a.pol, NULL);
+		wp_cg_put_later(a.cgrp);
+		this_cpu_inc(wp_counters.c[WP_C_CG_REMOVED]);
+		t = wp_cg_table_alloc(GFP_KERNEL);
+		if (!t)
+			goto arm;
+	}
+	kfree(t);
+arm:
+	wp_cg_poll_arm();
+out:
+	mutex_unlock(&wp_mutex);
+}
+
+/**
+ * wp_cg_revert() - set to stock the assignments of @pol, a policy that
+ * tripped self-protection, or (@pol NULL) of every policy that needs the
+ * hook, which could not attach.
+ * @pol: the tripped policy, or NULL.
+ * @why: the reason, for the log.
+ *
+ * Under wp_mutex.  The assignments stay, on stock (state "reverted"), so
+ * that an assigned ancestor does not take their tasks over.
+ */
+void wp_cg_revert(struct wakeplace_policy *pol, const char *why)
+{
+	struct wakeplace_policy *old[WP_CG_MAX];
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&wp_mutex);
+	for (i = 0; i < wp_cg_nr; i++) {
+		struct wakeplace_policy *p = wp_cg[i].pol;
+
+		if (!p->select_cpu || (pol && p != pol))
+			continue;
+		/* Stock has no init and needs no hook: this cannot fail. */
+		if (wp_assign_get(&wp_policy_stock))
+			continue;
+		pr_warn("wakeplace: cgroup %s: policy %s reverted to stock: %s\n",
+			wp_cg[i].path, p->name, why);
+		old[n++] = p;
+		wp_cg[i].pol = &wp_policy_stock;
+		wp_cg[i].reverted = true;
+	}
+	if (!n)
+		return;
+	wp_cg_publish(wp_cg_table_alloc(GFP_KERNEL | __GFP_NOFAIL));
+	for (i = 0; i < n; i++)
+		wp_assign_swap(old[i], &wp_policy_stock);
+	this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
+}
+
+/**
+ * wp_cg_exit() - unload: stop the poll, drop every assignment.  Their
+ * policies and cgroups are put after a grace period (wp_switch_drain()
+ * waits for them).
+ */
+void wp_cg_exit(void)
+{
+	mutex_lock(&wp_mutex);
+	wp_cg_dead = true;
+	mutex_unlock(&wp_mutex);
+	cancel_delayed_work_sync(&wp_cg_poll_work);
+	mutex_lock(&wp_mutex);
+	wp_cg_clear_locked();
+	mutex_unlock(&wp_mutex);
+}
