@@ -175,7 +175,7 @@ must cg_write "/wp160/lat mirror"
 pass "reassigning an assigned cgroup in a full table works"
 must cg_write clear
 assert_eq "$(wp_read cgroups)" "" "clear removes every assignment"
-wait_until 30 [ "$(wp_read hook)" = detached ] ||
+wait_until 30 eval '[ "$(wp_read hook)" = detached ]' ||
 	fail "hook still $(wp_read hook) with no assignment left"
 pass "hook detached when the last assignment went"
 check_picks "lat=none other=none"
@@ -197,7 +197,8 @@ pass "the removed cgroup's assignment is listed as removed"
 dmesg_since_start | grep -q "wakeplace: cgroup /wp160/gone was removed: its assignment to idlecore is gone" ||
 	fail "no log line for the removed cgroup"
 assert_eq "$(wp_read counters | awk '$1 == "cgroup_removed" { print $2 }')" 1 "cgroup_removed"
-wait_until 30 [ "$(wp_read hook)" = detached ] || fail "hook not detached after the removal"
+wait_until 30 eval '[ "$(wp_read hook)" = detached ]' ||
+	fail "hook not detached after the removal"
 mkdir $top/gone || fail "mkdir gone again"
 must cg_write "/wp160/gone idlecore"
 assert_eq "$(wp_read cgroups | grep -c gone)" 1 "a new assignment of the path replaces its removed line"

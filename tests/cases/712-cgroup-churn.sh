@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# desc: cgroup assignment churn: assignments changed, nested ones set and unset, a task pair moved between cgroups, assigned cgroups created and removed, the machine-wide policy switched, a CPU taken offline and back, all under load; every traced pick of a covered task is by an assigned policy of its cgroup, never the machine-wide one, and an uncovered task's only by the machine-wide one; changes counted exactly, no correction, no revert
+# requires: module topo=llc2
+#
+# Long version: tests/stress/cases/907-cgroup-churn.sh (key "cgchurn").
+. "$WP_TESTS/lib.sh"
+. "$WP_TESTS/stress/lib.sh"
+
+N=$(st_param cgchurn 1500)
+st_init cgroup-churn "$N" "$(st_param cgchurn_s 45)"
+
+cg=/sys/fs/cgroup
+if ! [ -e $cg/cgroup.subtree_control ]; then
+	mount -t cgroup2 none $cg 2>/dev/null ||
+		fail "cannot mount cgroup v2 on $cg"
+fi
+top=$cg/wp712
+cleanup_groups() {
+	find "$top" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	rmdir "$top" 2>/dev/null
+}
+cleanup_groups
+mkdir -p $top/a/n $top/b $top/free || fail "cannot create the groups under $top"
+at_exit cleanup_groups
+
+# The policies each cgroup may have; the machine-wide ones never place a
+# task of a, a/n or b.
+A_POLS=(idlemask cachehot shortwake)
+N_POLS=(eager)
+B_POLS=(idlecore prevfirst)
+M_POLS=(mirror noscan)
+
+wp_load detach_ms=100
+at_exit 'wp_loaded && rmmod wakeplace'
+select_cpu_instance wp712
+echo 4096 > "$WP_TRACE_INST/buffer_size_kb" || log "cannot grow the trace buffer"
+
+# pipe_in GROUP: a task in GROUP that sleeps 5 ms and wakes, over and
+# over (read's timeout on a pipe that stays empty: no fork per wakeup),
+# with the pipe's writer, a sleep, beside it.  A few hundred wakeups a
+# second each, which the trace keeps from the whole run.
+PIPES=()
+pipe_in() {
+	bash -c 'echo $$ > "$0/cgroup.procs" || exit 1
+		exec 3< <(exec sleep 100000)
+		while :; do read -r -t 0.005 -u 3; done' \
+		"$1" </dev/null >/dev/null 2>&1 &
+	PIPES+=("$!")
+}
+kill_pipes() {
+	local p
+	for p in "${PIPES[@]}"; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in "${PIPES[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	PIPES=()
+}
+at_exit kill_pipes
+mkdir $top/mover || fail "mkdir mover"
+pipe_in $top/a
+pipe_in $top/a/n
+pipe_in $top/b
+pipe_in $top/free
+pipe_in $top/mover
+wait_until 60 eval '[ "$(cat $top/a/cgroup.procs $top/a/n/cgroup.procs $top/b/cgroup.procs $top/free/cgroup.procs $top/mover/cgroup.procs | wc -l)" -ge 10 ]' ||
+	fail "the pipe pairs did not start in their groups"
+MOVER=$(cat $top/mover/cgroup.procs)
+for p in $MOVER; do
+	echo "$p" > $top/a/cgroup.procs || fail "cannot move $p into a"
+done
+rmdir $top/mover
+
+# Which policies each thread may be placed by: a's, a/n's (which inherit
+# a's when unset), b's, the mover's (any of those), free's (machine-wide).
+map=$WP_OUT/threads.map
+{
+	sed "s/\$/ a ${A_POLS[*]}/" $top/a/cgroup.threads
+	sed "s/\$/ a\/n ${N_POLS[*]} ${A_POLS[*]}/" $top/a/n/cgroup.threads
+	sed "s/\$/ b ${B_POLS[*]}/" $top/b/cgroup.threads
+	sed "s/\$/ free ${M_POLS[*]}/" $top/free/cgroup.threads
+} | grep -vwF -f <(printf '%s\n' $MOVER) > "$map"
+for p in $MOVER; do
+	echo "$p mover ${A_POLS[*]} ${N_POLS[*]} ${B_POLS[*]}"
+done >> "$map"
+log "threads: $(awk '{ print $2 }' "$map" | sort | uniq -c | tr -s ' \n' ' ')"
+
+cgw() { printf '%s' "$1" > "$WP_S/cgroups" 2>/dev/null; }
+declare -A CUR
+assign() { # GROUP POLICY|unset
+	if cgw "/wp712/$1 $2"; then
+		if [ "${CUR[$1]:-unset}" != "$2" ]; then
+			changes=$((changes + 1))
+		fi
+		CUR[$1]=$2
+	else
+		st_bad "/wp712/$1 $2 refused"
+	fi
+}
+changes=0 moves=0 removed=0 hotplugs=0 offcpu=
+# CPU hotplug meanwhile: one CPU at a time goes offline and comes back.
+HP=()
+for c in $(online_cpus); do
+	[ -w "$CPU_SYS/cpu$c/online" ] && HP+=("$c")
+done
+[ ${#HP[@]} = 0 ] || at_exit online_all
+assign a "${A_POLS[0]}"
+assign b "${B_POLS[0]}"
+sysw "$WP_S/policy" "${M_POLS[0]}" || fail "policy ${M_POLS[0]} refused"
+wp_hook_settle
+c0=$(counter cgroup_changes) changes=0
+cor0=$(counter corrected)
+echo 1 > "$WP_TRACE_INST/tracing_on"
+st_start
+where=a
+while st_more; do
+	r=$((RANDOM % 10))
+	case $r in
+	0 | 1 | 2 | 3) assign a "${A_POLS[RANDOM % ${#A_POLS[@]}]}" ;;
+	4 | 5) assign b "${B_POLS[RANDOM % ${#B_POLS[@]}]}" ;;
+	6 | 7)
+		if ((RANDOM % 2)); then
+			assign a/n "${N_POLS[RANDOM % ${#N_POLS[@]}]}"
+		elif [ "${CUR[a/n]:-unset}" != unset ]; then
+			assign a/n unset
+		fi ;;
+	8)
+		case $where in a) where=b ;; b) where=a/n ;; *) where=a ;; esac
+		for p in $MOVER; do
+			echo "$p" > "$top/$where/cgroup.procs" ||
+				st_bad "cannot move $p to $where"
+		done
+		moves=$((moves + 1)) ;;
+	9) sysw "$WP_S/policy" "${M_POLS[RANDOM % ${#M_POLS[@]}]}" ||
+		st_bad "machine-wide switch refused" ;;
+	esac
+	if [ ${#HP[@]} -gt 0 ] && ((ST_ITER % 40 == 20)); then
+		if [ -n "$offcpu" ]; then
+			echo 1 > "$CPU_SYS/cpu$offcpu/online" ||
+				st_bad "cpu$offcpu refused to come online"
+			offcpu=
+		else
+			offcpu=${HP[RANDOM % ${#HP[@]}]}
+			if echo 0 > "$CPU_SYS/cpu$offcpu/online"; then
+				hotplugs=$((hotplugs + 1))
+			else
+				st_bad "cpu$offcpu refused to go offline"
+				offcpu=
+			fi
+		fi
+	fi
+	# An assigned cgroup removed now and then: its assignment goes.
+	if ((ST_ITER % 100 == 99)); then
+		mkdir $top/tmp && assign tmp "${A_POLS[0]}" && rmdir $top/tmp &&
+			removed=$((removed + 1)) || st_bad "tmp cgroup cycle failed"
+		unset 'CUR[tmp]'
+	fi
+	st_iter
+done
+echo 0 > "$WP_TRACE_INST/tracing_on"
+[ ${#HP[@]} = 0 ] || online_all
+log "$ST_ITER iterations: $changes assignment changes, $moves moves, $removed removed cgroups, $hotplugs CPUs offlined"
+
+# Every removal noticed (within a second each).
+wait_until 30 eval '[ "$(counter cgroup_removed)" -ge "$removed" ]' ||
+	st_bad "cgroup_removed $(counter cgroup_removed), $removed cgroups removed while assigned"
+got=$(( $(counter cgroup_changes) - c0 ))
+[ "$got" = "$changes" ] || st_bad "cgroup_changes rose by $got, $changes changes made"
+
+res=$(awk '
+	NR == FNR { grp[$1] = $2; for (i = 3; i <= NF; i++) ok[$1, $i] = 1; next }
+	/select_cpu: policy=/ {
+		match($0, /policy=[^ ]+/); pol = substr($0, RSTART + 7, RLENGTH - 7)
+		match($0, / pid=[0-9]+/); pid = substr($0, RSTART + 5, RLENGTH - 5)
+		if (!(pid in grp))
+			next
+		n[grp[pid]]++
+		checked++
+		if (!((pid, pol) in ok)) {
+			bad++
+			if (bad <= 3)
+				printf "pid %s of %s placed by %s; ", pid, grp[pid], pol
+		}
+	}
+	END {
+		for (g in n)
+			printf "%s:%d ", g, n[g] > "/dev/stderr"
+		printf "\n" > "/dev/stderr"
+		if (bad)
+			printf "%d misplaced", bad
+		print checked + 0 > "/dev/fd/3"
+	}' "$map" "$WP_TRACE_INST/trace" 3> "$WP_OUT/checked" 2> >(sed 's/^/# picks per group: /' >&2))
+[ -z "$res" ] || st_bad "$res"
+checked=$(cat "$WP_OUT/checked")
+st_checked "${checked:-0}"
+[ "${checked:-0}" -gt 0 ] || st_bad "no pick of the test's tasks traced"
+
+[ "$(counter corrected)" = "$cor0" ] ||
+	st_bad "corrected picks: $(( $(counter corrected) - cor0 ))"
+[ "$(counter reverted)" = 0 ] || st_bad "automatic reverts: $(counter reverted)"
+n=$(kmsg_count 'wakeplace: .*revert')
+[ "$n" = 0 ] || st_bad "$n revert lines in the kernel log"
+
+# Clear with the load running, back to stock: the hook goes.
+cgw clear || st_bad "clear refused"
+sysw "$WP_S/policy" stock || st_bad "stock refused"
+wait_until 30 eval '[ "$(cat "$WP_S/hook")" = detached ]' ||
+	st_bad "hook $(cat "$WP_S/hook") with stock and no assignment"
+wp_unload
+st_finish
