@@ -49,6 +49,7 @@
 struct wp_cg_assign {
 	struct cgroup *cgrp;		/* a reference of ours */
 	struct wakeplace_policy *pol;	/* a reference of ours */
+	struct wp_cg_counters __percpu *cnt;
 	u64 id;
 	bool reverted;			/* set to stock by a revert */
 	char path[WP_CG_PATH];
@@ -61,10 +62,14 @@ struct wp_cg_gone {
 	char path[WP_CG_PATH];
 };
 
-/* A cgroup reference dropped once no published table can name it. */
+/*
+ * A cgroup reference dropped, and counters freed, once no published table
+ * can name them.
+ */
 struct wp_cg_put {
 	struct rcu_head rcu;
 	struct cgroup *cgrp;
+	struct wp_cg_counters __percpu *cnt;
 };
 
 static struct wp_cg_assign wp_cg[WP_CG_MAX];
@@ -107,9 +112,11 @@ static void wp_cg_publish(struct wp_cg_table *t)
 					 (unsigned long)cg; j--) {
 				t->cg[j] = t->cg[j - 1];
 				t->pol[j] = t->pol[j - 1];
+				t->cnt[j] = t->cnt[j - 1];
 			}
 			t->cg[j] = cg;
 			t->pol[j] = wp_cg[i].pol;
+			t->cnt[j] = wp_cg[i].cnt;
 			t->levels |= wp_cg_level_bit(cg->level);
 			t->max_level = max(t->max_level, cg->level);
 		}
@@ -125,23 +132,27 @@ static void wp_cg_put_rcu(struct rcu_head *rcu)
 	struct wp_cg_put *req = container_of(rcu, struct wp_cg_put, rcu);
 
 	cgroup_put(req->cgrp);
+	free_percpu(req->cnt);
 	kfree(req);
 }
 
 /*
- * Drop our reference on @cgrp after a grace period: a reader of the table
- * just replaced may still compare with its address.
+ * Drop @a's reference on its cgroup and free its counters after a grace
+ * period: a reader of the table just replaced may still compare with the
+ * cgroup's address and count into them.
  */
-static void wp_cg_put_later(struct cgroup *cgrp)
+static void wp_cg_put_later(struct wp_cg_assign *a)
 {
 	struct wp_cg_put *req = kmalloc(sizeof(*req), GFP_KERNEL);
 
 	if (!req) {
 		synchronize_rcu();
-		cgroup_put(cgrp);
+		cgroup_put(a->cgrp);
+		free_percpu(a->cnt);
 		return;
 	}
-	req->cgrp = cgrp;
+	req->cgrp = a->cgrp;
+	req->cnt = a->cnt;
 	call_rcu(&req->rcu, wp_cg_put_rcu);
 }
 
@@ -188,8 +199,9 @@ static void wp_cg_poll_arm(void)
 static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
 			       struct wakeplace_policy *pol)
 {
-	struct wp_cg_table *t;
+	struct wp_cg_counters __percpu *cnt = NULL;
 	struct wakeplace_policy *old = NULL;
+	struct wp_cg_table *t;
 	int i, ret;
 
 	i = wp_cg_index(cgrp);
@@ -198,11 +210,17 @@ static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
 	if (i < 0 && wp_cg_nr == WP_CG_MAX)
 		return -ENOSPC;
 	t = wp_cg_table_alloc(GFP_KERNEL);
-	if (!t)
+	if (i < 0)
+		cnt = alloc_percpu(struct wp_cg_counters);
+	if (!t || (i < 0 && !cnt)) {
+		kfree(t);
+		free_percpu(cnt);
 		return -ENOMEM;
+	}
 	ret = wp_assign_get(pol);
 	if (ret) {
 		kfree(t);
+		free_percpu(cnt);
 		return ret;
 	}
 	if (i >= 0) {
@@ -213,7 +231,8 @@ static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
 		i = wp_cg_nr++;
 		cgroup_get(cgrp);
 		wp_cg[i] = (struct wp_cg_assign){
-			.cgrp = cgrp, .pol = pol, .id = cgroup_id(cgrp),
+			.cgrp = cgrp, .pol = pol, .cnt = cnt,
+			.id = cgroup_id(cgrp),
 		};
 		strscpy(wp_cg[i].path, path, sizeof(wp_cg[i].path));
 	}
@@ -239,7 +258,7 @@ static int wp_cg_unset_locked(struct cgroup *cgrp)
 	a = wp_cg_take(i);
 	wp_cg_publish(t);
 	wp_assign_swap(a.pol, NULL);
-	wp_cg_put_later(a.cgrp);
+	wp_cg_put_later(&a);
 	this_cpu_inc(wp_counters.c[WP_C_CG_CHANGES]);
 	return 0;
 }
@@ -256,7 +275,7 @@ static void wp_cg_clear_locked(void)
 	wp_cg_publish(NULL);
 	for (i = 0; i < n; i++) {
 		wp_assign_swap(wp_cg[i].pol, NULL);
-		wp_cg_put_later(wp_cg[i].cgrp);
+		wp_cg_put_later(&wp_cg[i]);
 	}
 }
 
@@ -361,6 +380,51 @@ ssize_t wp_cg_show(char *buf, size_t size)
 	return n;
 }
 
+/* The names of enum wp_cg_count, for the cgroup_stats file. */
+#define WP_CGC_OUT_NAME(v, e, name, col, tag, desc)	#name
+static const char * const wp_cgc_names[WP_CGC_NR] = {
+	"wakeups", "redirected", "handed_back", WP_OUTCOMES(WP_CGC_OUT_NAME)
+};
+
+/**
+ * wp_cg_stats_show() - the cgroup_stats file: per assignment, in the
+ * order of the cgroups file, "ID" then "key value" pairs on one line.
+ * @buf: the buffer.
+ * @size: its size.
+ *
+ * Counters are summed over CPUs at read time (not an atomic snapshot) and
+ * live as long as the assignment: a new policy for the same cgroup keeps
+ * them, unset and clear drop them.
+ *
+ * Return: bytes written.
+ */
+ssize_t wp_cg_stats_show(char *buf, size_t size)
+{
+	u64 sum[WP_CGC_NR];
+	size_t n = 0;
+	unsigned int i, k;
+	int cpu;
+
+	mutex_lock(&wp_mutex);
+	for (i = 0; i < wp_cg_nr; i++) {
+		memset(sum, 0, sizeof(sum));
+		for_each_possible_cpu(cpu) {
+			const struct wp_cg_counters *c =
+				per_cpu_ptr(wp_cg[i].cnt, cpu);
+
+			for (k = 0; k < WP_CGC_NR; k++)
+				sum[k] += READ_ONCE(c->v[k]);
+		}
+		n += scnprintf(buf + n, size - n, "%llu", wp_cg[i].id);
+		for (k = 0; k < WP_CGC_NR; k++)
+			n += scnprintf(buf + n, size - n, " %s %llu",
+				       wp_cgc_names[k], sum[k]);
+		n += scnprintf(buf + n, size - n, "\n");
+	}
+	mutex_unlock(&wp_mutex);
+	return n;
+}
+
 /*
  * Drop the assignments whose cgroup was removed.  The kernel takes a
  * cgroup offline (clears CSS_ONLINE) when it is removed; our reference
@@ -398,7 +462,7 @@ static void wp_cg_poll(struct work_struct *work)
 		/* Publish before the swap puts the policy: one table each. */
 		wp_cg_publish(t);
 		wp_assign_swap(a.pol, NULL);
-		wp_cg_put_later(a.cgrp);
+		wp_cg_put_later(&a);
 		this_cpu_inc(wp_counters.c[WP_C_CG_REMOVED]);
 		t = wp_cg_table_alloc(GFP_KERNEL);
 		if (!t)

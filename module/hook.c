@@ -409,6 +409,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 {
 	struct wp_pcpu *pc = this_cpu_ptr(&wp_pcpu);
 	struct wakeplace_policy *pol, *sh, *cpol;
+	struct wp_cg_counters __percpu *ccnt = NULL;
 	struct task_struct *p;
 	struct wp_wakeup w;
 	int prev, flags, cpu, scpu = WP_HANDBACK;
@@ -441,10 +442,11 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (rcu_access_pointer(wp_cg_tab)) {
 		if (pc->sample + 1 >= READ_ONCE(wp_sample_period))
 			t0 = local_clock();
-		cpol = wp_cg_policy(p);
+		cpol = wp_cg_policy(p, &ccnt);
 		if (cpol) {
 			pol = cpol;
 			wp_count(WP_C_CG_WAKEUPS);
+			this_cpu_inc(ccnt->v[WP_CGC_WAKEUPS]);
 		}
 		if (t0)
 			lookup = local_clock() - t0;
@@ -500,11 +502,17 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (cpu == WP_HANDBACK) {
 		w.outcome = WP_OUT_HANDBACK;
 		wp_count(WP_C_HANDED_BACK);
+		if (ccnt)
+			this_cpu_inc(ccnt->v[WP_CGC_HANDED_BACK]);
 		wp_account(pol, &w, -1, cost, timed);
 		wp_lat_placed(pol, p, WP_OUT_HANDBACK);
 		return;
 	}
 	wp_account(pol, &w, cpu, cost, timed);
+	if (ccnt) {
+		this_cpu_inc(ccnt->v[WP_CGC_REDIRECTED]);
+		this_cpu_inc(ccnt->v[WP_CGC_OUT + w.outcome]);
+	}
 	wp_lat_placed(pol, p, w.outcome);
 	trace_select_cpu(pol->name, p->pid, prev, w.target, cpu, w.outcome,
 			 w.scanned, w.remote_lines, cost);

@@ -162,9 +162,9 @@ notrace void wp_policies_context_switch(bool preempt, struct task_struct *prev,
 	}
 }
 
-/* Bisect @t for @cg's address. */
-static notrace struct wakeplace_policy *
-wp_cg_find(const struct wp_cg_table *t, const struct cgroup *cg)
+/* Bisect @t for @cg's address: its index, or -1. */
+static notrace int wp_cg_find(const struct wp_cg_table *t,
+			      const struct cgroup *cg)
 {
 	unsigned int lo = 0, hi = t->nr;
 
@@ -172,18 +172,19 @@ wp_cg_find(const struct wp_cg_table *t, const struct cgroup *cg)
 		unsigned int mid = (lo + hi) / 2;
 
 		if (t->cg[mid] == cg)
-			return t->pol[mid];
+			return mid;
 		if ((unsigned long)t->cg[mid] < (unsigned long)cg)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return -1;
 }
 
 /**
  * wp_cg_policy() - the policy assigned to @p's nearest assigned cgroup.
  * @p: a task being woken (its pi_lock held, IRQs off).
+ * @cnt: set to that assignment's counters (untouched if none).
  *
  * Called by the hook on every wakeup it sees, inside an RCU-sched read
  * side, so the task's css_set and the table stay while it runs.  Walks
@@ -195,12 +196,12 @@ wp_cg_find(const struct wp_cg_table *t, const struct cgroup *cg)
  * Return: the policy, or NULL when no cgroup of @p's is assigned (the
  * machine-wide policy places it).
  */
-notrace struct wakeplace_policy *wp_cg_policy(struct task_struct *p)
+notrace struct wakeplace_policy *
+wp_cg_policy(struct task_struct *p, struct wp_cg_counters __percpu **cnt)
 {
 	struct wp_cg_table *t = rcu_dereference_sched(wp_cg_tab);
-	struct wakeplace_policy *pol;
 	struct cgroup *cg;
-	int level;
+	int level, i;
 
 	if (!t)
 		return NULL;
@@ -208,9 +209,11 @@ notrace struct wakeplace_policy *wp_cg_policy(struct task_struct *p)
 	for (level = min(cg->level, t->max_level); level >= 0; level--) {
 		if (!(t->levels & wp_cg_level_bit(level)))
 			continue;
-		pol = wp_cg_find(t, cg->ancestors[level]);
-		if (pol)
-			return pol;
+		i = wp_cg_find(t, cg->ancestors[level]);
+		if (i >= 0) {
+			*cnt = t->cnt[i];
+			return t->pol[i];
+		}
 	}
 	return NULL;
 }

@@ -27,11 +27,24 @@ extern struct mutex wp_mutex;
 extern struct wakeplace_policy __rcu *wp_active;
 extern struct wakeplace_policy __rcu *wp_shadow;
 
+/* Per assignment, per CPU: what became of its tasks' wakeups. */
+enum wp_cg_count {
+	WP_CGC_WAKEUPS,		/* seen by the hook */
+	WP_CGC_REDIRECTED,	/* placed by the assignment's policy */
+	WP_CGC_HANDED_BACK,	/* declined by it: the kernel placed */
+	WP_CGC_OUT,		/* WP_OUT_NR outcomes of the redirected */
+	WP_CGC_NR = WP_CGC_OUT + WP_OUT_NR,
+};
+
+struct wp_cg_counters {
+	u64 v[WP_CGC_NR];
+};
+
 /*
  * The cgroup assignments as the wakeup path reads them (cgroup.c writes
  * them under wp_mutex): the assigned cgroups' addresses, sorted, with
- * their policies.  Published under RCU, freed after a grace period; NULL
- * when there is none.
+ * their policies and counters.  Published under RCU, freed after a grace
+ * period; NULL when there is none.
  */
 struct wp_cg_table {
 	struct rcu_head rcu;
@@ -40,6 +53,7 @@ struct wp_cg_table {
 	unsigned int nr;
 	struct cgroup *cg[WP_CG_MAX];
 	struct wakeplace_policy *pol[WP_CG_MAX];
+	struct wp_cg_counters __percpu *cnt[WP_CG_MAX];
 };
 
 extern struct wp_cg_table __rcu *wp_cg_tab;
@@ -50,7 +64,8 @@ static inline unsigned long wp_cg_level_bit(int level)
 	return BIT(min_t(int, level, BITS_PER_LONG - 1));
 }
 
-struct wakeplace_policy *wp_cg_policy(struct task_struct *p);
+struct wakeplace_policy *wp_cg_policy(struct task_struct *p,
+				      struct wp_cg_counters __percpu **cnt);
 
 /* fair_sched_class, compared with p->sched_class; set by wp_hook_init(). */
 extern const void *wp_fair_class;

@@ -226,39 +226,41 @@ static ssize_t cgroups_max_show(struct kobject *k, struct kobj_attribute *a,
 }
 
 /*
- * cgroups: a binary attribute only for its size (64 assignments with their
- * paths overflow a page); it reads and writes text.  A read at offset 0
- * takes a snapshot that later offsets continue, so a reader in small
- * chunks sees one moment.
+ * cgroups and cgroup_stats: binary attributes only for their size (64
+ * assignments with their paths or counters overflow a page); they read
+ * (and cgroups writes) text.  A read at offset 0 takes a snapshot that
+ * later offsets continue, so a reader in small chunks sees one moment.
  */
-static DEFINE_MUTEX(wp_cg_text_lock);
-static char *wp_cg_text;
-static size_t wp_cg_text_len;
+struct wp_textattr {
+	struct bin_attribute ba;
+	struct mutex lock;
+	char *text;
+	size_t len;
+	size_t size;
+	ssize_t (*show)(char *buf, size_t size);
+};
 
-/* "ID POLICY STATE PATH\n": 20 + 1 + name + 1 + 8 + 1 + 256 + 1 bytes. */
-#define WP_CG_TEXT_SIZE	((WP_CG_MAX + 16) * 320)
-
-static ssize_t cgroups_read(struct file *f, struct kobject *k,
+static ssize_t wp_text_read(struct file *f, struct kobject *k,
 			    WP_BIN_ATTR_CONST struct bin_attribute *ba,
 			    char *buf, loff_t off, size_t count)
 {
+	struct wp_textattr *ta = container_of(ba, struct wp_textattr, ba);
 	ssize_t ret = 0;
 
-	mutex_lock(&wp_cg_text_lock);
-	if (!off || !wp_cg_text) {
-		if (!wp_cg_text)
-			wp_cg_text = kvmalloc(WP_CG_TEXT_SIZE, GFP_KERNEL);
-		if (!wp_cg_text)
+	mutex_lock(&ta->lock);
+	if (!off || !ta->text) {
+		if (!ta->text)
+			ta->text = kvmalloc(ta->size, GFP_KERNEL);
+		if (!ta->text)
 			ret = -ENOMEM;
 		else
-			wp_cg_text_len = wp_cg_show(wp_cg_text,
-						    WP_CG_TEXT_SIZE);
+			ta->len = ta->show(ta->text, ta->size);
 	}
-	if (!ret && off < wp_cg_text_len) {
-		ret = min_t(size_t, count, wp_cg_text_len - off);
-		memcpy(buf, wp_cg_text + off, ret);
+	if (!ret && off < ta->len) {
+		ret = min_t(size_t, count, ta->len - off);
+		memcpy(buf, ta->text + off, ret);
 	}
-	mutex_unlock(&wp_cg_text_lock);
+	mutex_unlock(&ta->lock);
 	return ret;
 }
 
@@ -284,10 +286,25 @@ static ssize_t cgroups_write(struct file *f, struct kobject *k,
 	return ret ? ret : count;
 }
 
-static struct bin_attribute wp_cg_ba = {
-	.attr = { .name = "cgroups", .mode = 0644 },
-	.read = cgroups_read,
-	.write = cgroups_write,
+/* Line sizes: "ID POLICY STATE PATH" and "ID" with 11 "key value" pairs. */
+static struct wp_textattr wp_cg_attrs[] = {
+	{
+		.ba = {
+			.attr = { .name = "cgroups", .mode = 0644 },
+			.read = wp_text_read,
+			.write = cgroups_write,
+		},
+		.size = (WP_CG_MAX + 16) * 320,
+		.show = wp_cg_show,
+	},
+	{
+		.ba = {
+			.attr = { .name = "cgroup_stats", .mode = 0444 },
+			.read = wp_text_read,
+		},
+		.size = WP_CG_MAX * 512,
+		.show = wp_cg_stats_show,
+	},
 };
 
 static struct kobj_attribute wp_attrs[] = {
@@ -624,10 +641,12 @@ void wp_sysfs_exit(void)
 		kfree(wp_hattrs);
 		wp_hattrs = NULL;
 	}
-	if (wp_kobj)
-		sysfs_remove_bin_file(wp_kobj, &wp_cg_ba);
-	kvfree(wp_cg_text);
-	wp_cg_text = NULL;
+	for (i = 0; i < ARRAY_SIZE(wp_cg_attrs); i++) {
+		if (wp_kobj)
+			sysfs_remove_bin_file(wp_kobj, &wp_cg_attrs[i].ba);
+		kvfree(wp_cg_attrs[i].text);
+		wp_cg_attrs[i].text = NULL;
+	}
 	kobject_put(wp_lathist_kobj);
 	kobject_put(wp_lat_kobj);
 	wp_lathist_kobj = wp_lat_kobj = NULL;
@@ -670,8 +689,11 @@ int wp_sysfs_init(void)
 	if (!wp_kobj)
 		goto err;
 	ret = sysfs_create_group(wp_kobj, &wp_group);
-	if (!ret)
-		ret = sysfs_create_bin_file(wp_kobj, &wp_cg_ba);
+	for (i = 0; !ret && i < ARRAY_SIZE(wp_cg_attrs); i++) {
+		sysfs_bin_attr_init(&wp_cg_attrs[i].ba);
+		mutex_init(&wp_cg_attrs[i].lock);
+		ret = sysfs_create_bin_file(wp_kobj, &wp_cg_attrs[i].ba);
+	}
 	if (ret)
 		goto err;
 	ret = -ENOMEM;
