@@ -120,14 +120,45 @@ assert_eq "$(wp_read hook)" attached "hook attached for a non-stock assignment"
 check_picks "lat=idlemask lat/sub=idlemask batch=none other=none"
 assert_gt "$(wp_read counters | awk '$1 == "cgroup_wakeups" { print $2 }')" 0 "cgroup_wakeups counted"
 
+# cg_stat ID KEY...: values of one read of the assignment's cgroup_stats
+# line, in KEY order ("outcomes": the sum of the outcome counters).
+cg_stat() {
+	local id=$1
+	shift
+	wp_read cgroup_stats | awk -v id="$id" -v keys="$*" '
+		$1 == id {
+			for (i = 2; i < NF; i += 2) {
+				v[$i] = $(i + 1)
+				if (i >= 8)
+					v["outcomes"] += $(i + 1)
+			}
+			n = split(keys, k, " ")
+			for (j = 1; j <= n; j++)
+				printf "%s%s", v[k[j]] + 0, j < n ? " " : "\n"
+		}'
+}
+read -r w r h o <<<"$(cg_stat "$id" wakeups redirected handed_back outcomes)"
+log "lat's cgroup_stats: wakeups $w redirected $r handed_back $h outcomes $o"
+assert_gt "${r:-0}" 100 "lat's assignment: wakeups redirected by idlemask"
+# One read, but summed CPU by CPU while wakeups go on: a few apart at most.
+assert_ge "$((w + 16))" "$((r + h))" "lat's assignment: wakeups >= redirected + handed_back"
+assert_ge "$((o + 16))" "$r" "lat's assignment: outcomes cover the redirected"
+assert_ge "$((r + 16))" "$o" "lat's assignment: no outcome beyond the redirected"
+
 # Nested: the nearest assigned ancestor wins.
 must cg_write "//wp160/lat/sub/ mirror"
 check_picks "lat=idlemask lat/sub=mirror batch=none other=none"
 assert_match "$(wp_read cgroups)" "[0-9]+ mirror assigned /wp160/lat/sub" "a path is listed normalised"
 
-# An explicit stock assignment overrides its ancestor's.
+# An explicit stock assignment overrides its ancestor's; its counters
+# (kept from mirror's time) see wakeups but redirect none.
 must cg_write "/wp160/lat/sub stock"
+sid=$(stat -c %i $top/lat/sub)
+read -r w0 r0 <<<"$(cg_stat "$sid" wakeups redirected)"
 check_picks "lat=idlemask lat/sub=none batch=none"
+read -r w1 r1 <<<"$(cg_stat "$sid" wakeups redirected)"
+assert_gt "$((w1 - w0))" 50 "lat/sub on stock: its wakeups still counted"
+assert_le "$((r1 - r0))" 16 "lat/sub on stock: none redirected"
 
 # The machine-wide policy places what no assignment covers.
 must wp_write policy prevfirst
