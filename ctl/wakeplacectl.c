@@ -9,6 +9,8 @@
  * documented in docs/sysfs-kernel-wakeplace, below /sys/kernel/wakeplace
  * (or --sysfs DIR, or $WAKEPLACE_SYSFS).
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,6 +311,34 @@ bool opt_match(int *i, int argc, char **argv, const char *lng,
 		return true;
 	}
 	*val = argv[++*i];
+	return true;
+}
+
+int parse_num(const char *opt, const char *s, double lo, double hi,
+	      bool integer, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || *v < lo ||
+	    *v > hi || (integer && *v != (long long)*v))
+		return usage_err("invalid %s '%s' (%s%g to %g)", opt, s,
+				 integer ? "an integer, " : "", lo, hi);
+	return 0;
+}
+
+/* A numeric option: matched, its value in *v or a usage error in *rc. */
+bool num_opt(int *i, int argc, char **argv, const char *lng,
+	     const char *shrt, double lo, double hi, bool integer,
+	     double *v, int *rc)
+{
+	char *val = NULL;
+
+	if (!opt_match(i, argc, argv, lng, shrt, &val, rc))
+		return false;
+	if (!*rc)
+		*rc = parse_num(lng + 2, val, lo, hi, integer, v);
 	return true;
 }
 

@@ -103,6 +103,11 @@ void j_timestamp(void);
 bool opt_match(int *i, int argc, char **argv, const char *lng,
 	       const char *shrt, char **val, int *rc);
 bool is_help_word(const char *s);
+int parse_num(const char *opt, const char *s, double lo, double hi,
+	      bool integer, double *v);
+bool num_opt(int *i, int argc, char **argv, const char *lng,
+	     const char *shrt, double lo, double hi, bool integer,
+	     double *v, int *rc);
 
 /* ---- commands ---- */
 int cmd_status(int argc, char **argv);		/* module.c */
