@@ -125,6 +125,13 @@ int cmd_shadow_show(int argc, char **argv);
 int wait_hook(void);
 int set_policy(const char *name);
 
+#define WP_CGROUP_CONF	"/etc/wakeplace/cgroups.conf"	/* apply's default */
+#define WP_APPLY_WAIT_MAX	3600	/* apply --wait: seconds, at most */
+int cgroup_set(const char *name, const char *path);	/* cgroup.c */
+int cgroup_list(void);
+int cmd_policy_unset(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+
 int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
