@@ -460,6 +460,28 @@ t1=$(date +%s)
 check "apply --wait with another error: no wait, both errors reported" \
 	eval '[ $RC = 2 ] && grep -q ":1: unknown policy" "$ERR" && grep -q ":2: no cgroup /late/comer" "$ERR" && [ $((t1 - t0)) -lt 30 ]'
 
+# ---- the shipped example and unit ----------------------------------------------------------------
+fresh
+mkcg /batch.slice /batch.slice/latency.service
+EX=$CTL_TOP/packaging/wakeplace/cgroups.conf
+run apply -n "$EX"
+check "the example config (packaging/wakeplace/cgroups.conf) is only comments: nothing to apply" \
+	eval '[ $RC = 0 ] && [ "$(tail -n 1 "$OUT")" = "$EX: dry run, nothing written: 0 to add, 0 to change, 0 to remove, 0 unchanged" ]'
+sed 's,^#/,/,' "$EX" >"$TMPD/example.conf"
+# The unit's ExecStart, its file replaced by the example uncommented.
+read -r -a unit < <(sed -n 's,^ExecStart=[^ ]*wakeplacectl ,,p' "$CTL_TOP/packaging/systemd/wakeplace-cgroups.service")
+unit=("${unit[@]/\/etc\/wakeplace\/cgroups.conf/$TMPD/example.conf}")
+if shim "the unit's ExecStart on the example"; then
+	runw "${unit[@]}"
+	check "the unit's ExecStart (${unit[*]/$TMPD/TMP}) applies the example's lines, uncommented" \
+		eval '[ $RC = 0 ] && [ "${unit[0]}" = apply ] && [ "$(logged)" = "/system.slice/db.service idlemask
+/batch.slice noscan
+/batch.slice/latency.service stock" ]'
+fi
+grep -q '^ConditionPathExists=/etc/wakeplace/cgroups.conf$' "$CTL_TOP/packaging/systemd/wakeplace-cgroups.service" &&
+	ok "the unit runs only when /etc/wakeplace/cgroups.conf exists" ||
+	not_ok "the unit runs only when /etc/wakeplace/cgroups.conf exists"
+
 # ---- help and completion -----------------------------------------------------------------------
 run help apply
 check "help apply: the file format and options" \
