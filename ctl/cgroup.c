@@ -546,6 +546,7 @@ struct ap_ent {			/* one assignment of the file */
 
 struct ap_err {
 	int line;
+	int seq;		/* found in this order: a line's stay in it */
 	char *msg;
 };
 
@@ -603,6 +604,7 @@ static void ap_error(struct apply *a, int line, const char *fmt, ...)
 	}
 	a->err = ne;
 	a->err[a->nerr].line = line;
+	a->err[a->nerr].seq = a->nerr;
 	a->err[a->nerr++].msg = msg;
 }
 
@@ -610,7 +612,7 @@ static int ap_err_cmp(const void *x, const void *y)
 {
 	const struct ap_err *a = x, *b = y;
 
-	return a->line - b->line;
+	return a->line != b->line ? a->line - b->line : a->seq - b->seq;
 }
 
 /*
