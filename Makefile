@@ -163,18 +163,20 @@ clean:
 #   make install [KVER=<release>] [PREFIX=/usr/local] [DESTDIR=]
 #       the module into /lib/modules/<release>/extra (then depmod);
 #       wakeplacectl, its man page and bash completion under PREFIX; the ABI
-#       document and the modprobe.d / modules-load.d examples under
-#       PREFIX/share/doc/wakeplace; the wakeplace-auto.service unit under
+#       document and the modprobe.d / modules-load.d / cgroups.conf
+#       examples under PREFIX/share/doc/wakeplace; the units of
+#       packaging/systemd (wakeplace-auto, wakeplace-cgroups) under
 #       PREFIX/lib/systemd/system (not enabled).  Never a test build.
 #   make uninstall [KVER=<release>] [PREFIX=/usr/local] [DESTDIR=]
-#       removes exactly that; your /etc/modprobe.d files stay.
+#       removes exactly that; your /etc/modprobe.d files and
+#       /etc/wakeplace/cgroups.conf stay.
 #   make dkms-install [KVER=<release>]
 #       registers the sources with DKMS and builds for every installed
 #       kernel (or only <release>): packaging/dkms-install.
 #   make install-userspace [PREFIX=/usr/local] [DESTDIR=] [DOCDIR=] [UNITDIR=]
 #       the userspace half of make install (no module, no depmod): what
 #       the wakeplacectl package ships (debian/rules: its doc directory,
-#       and the unit in /lib/systemd/system as bookworm wants it).
+#       and the units in /lib/systemd/system as bookworm wants them).
 #   make deb [WP_DEB_VERSION=X.Y.Z] [DEB_DIR=build/deb]
 #       wakeplace-dkms and wakeplacectl .debs in DEB_DIR (scripts/mkdeb);
 #       WP_DEB_VERSION builds them as another version (upgrade tests).
@@ -184,6 +186,7 @@ install uninstall: WP_MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra
 install uninstall install-userspace: WP_DOCDIR = $(DESTDIR)$(DOCDIR)
 install uninstall install-userspace: UNITDIR ?= $(PREFIX)/lib/systemd/system
 install uninstall install-userspace: WP_UNITDIR = $(DESTDIR)$(UNITDIR)
+WP_UNITS := $(notdir $(wildcard packaging/systemd/*.service))
 
 install: module ctl
 	@if [ -n "$(WP_TEST)" ]; then \
@@ -208,10 +211,14 @@ install-userspace: ctl
 		$(WP_DOCDIR)/examples/modprobe.d-wakeplace.conf
 	install -m 0644 packaging/modules-load.d/wakeplace.conf \
 		$(WP_DOCDIR)/examples/modules-load.d-wakeplace.conf
+	install -m 0644 packaging/wakeplace/cgroups.conf \
+		$(WP_DOCDIR)/examples/cgroups.conf
 	install -d $(WP_UNITDIR)
-	sed 's,^ExecStart=/usr/local/sbin/,ExecStart=$(PREFIX)/sbin/,' \
-		packaging/systemd/wakeplace-auto.service >$(WP_UNITDIR)/wakeplace-auto.service
-	chmod 0644 $(WP_UNITDIR)/wakeplace-auto.service
+	for u in $(WP_UNITS); do \
+		sed 's,^\(Exec[A-Za-z]*=\)/usr/local/sbin/,\1$(PREFIX)/sbin/,' \
+			packaging/systemd/$$u >$(WP_UNITDIR)/$$u && \
+		chmod 0644 $(WP_UNITDIR)/$$u || exit 1; \
+	done
 
 uninstall:
 	rm -f $(WP_MODDIR)/wakeplace.ko
@@ -219,10 +226,11 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ]; then echo "depmod -a $(KVER)"; depmod -a $(KVER); fi
 	$(MAKE) -C ctl uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	rm -rf $(WP_DOCDIR)
-	rm -f $(WP_UNITDIR)/wakeplace-auto.service
+	rm -f $(addprefix $(WP_UNITDIR)/,$(WP_UNITS))
 	-@rmdir $(WP_UNITDIR) 2>/dev/null || true
 	@for f in $(DESTDIR)/etc/modprobe.d/wakeplace.conf \
-	    $(DESTDIR)/etc/modules-load.d/wakeplace.conf; do \
+	    $(DESTDIR)/etc/modules-load.d/wakeplace.conf \
+	    $(DESTDIR)/etc/wakeplace/cgroups.conf; do \
 		[ -e $$f ] && echo "note: $$f is yours: not removed"; done; true
 	@if [ -z "$(DESTDIR)" ] && [ -d /sys/module/wakeplace ]; then \
 		echo "note: wakeplace is still loaded (rmmod wakeplace)"; fi

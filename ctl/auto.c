@@ -749,34 +749,6 @@ static int check_policy(struct auto_run *r, bool *changed)
  * Arguments and set-up
  */
 
-static int parse_num(const char *opt, const char *s, double lo, double hi,
-		     bool integer, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*v) || *v < lo ||
-	    *v > hi || (integer && *v != (long long)*v))
-		return usage_err("invalid %s '%s' (%s%g to %g)", opt, s,
-				 integer ? "an integer, " : "", lo, hi);
-	return 0;
-}
-
-/* A numeric option: matched, its value in *v or a usage error in *rc. */
-static bool num_opt(int *i, int argc, char **argv, const char *lng,
-		    const char *shrt, double lo, double hi, bool integer,
-		    double *v, int *rc)
-{
-	char *val = NULL;
-
-	if (!opt_match(i, argc, argv, lng, shrt, &val, rc))
-		return false;
-	if (!*rc)
-		*rc = parse_num(lng + 2, val, lo, hi, integer, v);
-	return true;
-}
-
 static int add_arm(struct auto_run *r, const char *name)
 {
 	if (find_arm(r, name) >= 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wakeplacectl: policy list/show/set, tune, shadow show/set.
+ * wakeplacectl: policy list/show/set, tune, shadow show/set.  A policy per
+ * cgroup (policy set --cgroup, unset, the list's assignments) is cgroup.c's.
  */
 #include <errno.h>
 #include <math.h>
@@ -68,7 +69,7 @@ int cmd_policy_list(int argc, char **argv)
 			j_end();
 		}
 		j_end();
-		return 0;
+		return cgroup_list();
 	}
 	for (i = 0; i < p.n; i++)
 		if ((int)strlen(p.name[i]) > w)
@@ -82,7 +83,7 @@ int cmd_policy_list(int argc, char **argv)
 	}
 	if (g.verbose)
 		printf("(* active, + shadow)\n");
-	return 0;
+	return cgroup_list();
 }
 
 static int show_policy(const struct wp_policies *p, int idx)
@@ -360,9 +361,41 @@ static int set_or_tune(int argc, char **argv, bool activate)
 	return 0;
 }
 
+/*
+ * policy set NAME [KEY=VALUE...], or with --cgroup PATH (anywhere after
+ * set) NAME for that cgroup only (cgroup.c).
+ */
 int cmd_policy_set(int argc, char **argv)
 {
-	return set_or_tune(argc, argv, true);
+	struct wp_policies p;
+	char *cgroup = NULL, *val;
+	int i, n = 0, idx, rc = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (i && opt_match(&i, argc, argv, "--cgroup", NULL, &val, &rc)) {
+			if (rc)
+				return rc;
+			if (cgroup)
+				return usage_err("--cgroup given twice");
+			cgroup = val;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	if (!cgroup)
+		return set_or_tune(n, argv, true);
+	if (n < 2)
+		return usage_err("missing policy NAME; e.g. `wakeplacectl policy set idlemask --cgroup /system.slice/db.service`");
+	if (n > 2)
+		return usage_err("tunables are machine-wide, not per cgroup ('%s'): set them with `wakeplacectl tune %s KEY=VALUE`, then assign %s to the cgroup without them",
+				 argv[2], argv[1], argv[1]);
+	rc = load_policies(&p);
+	if (!rc)
+		rc = lookup_policy(&p, argv[1], &idx);
+	if (rc)
+		return rc;
+	return cgroup_set(argv[1], cgroup);
 }
 
 int cmd_tune(int argc, char **argv)

@@ -9,6 +9,8 @@
  * documented in docs/sysfs-kernel-wakeplace, below /sys/kernel/wakeplace
  * (or --sysfs DIR, or $WAKEPLACE_SYSFS).
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,7 @@ static const struct command policy_cmds[] = {
 	{ "list", cmd_policy_list },
 	{ "show", cmd_policy_show },
 	{ "set", cmd_policy_set },
+	{ "unset", cmd_policy_unset },
 	{ "help", NULL },
 	{ NULL, NULL },
 };
@@ -63,6 +66,7 @@ static const struct object objects[] = {
 	{ "stats", NULL, stats_cmds, "show" },
 	{ "watch", cmd_watch, NULL, NULL },
 	{ "auto", cmd_auto, NULL, NULL },
+	{ "apply", cmd_apply, NULL, NULL },
 	{ "shadow", NULL, shadow_cmds, "show" },
 	{ "load", cmd_load, NULL, NULL },
 	{ "unload", cmd_unload, NULL, NULL },
@@ -86,13 +90,16 @@ static void help_global(void)
 "\n"
 "Objects:\n"
 "  status                          module, policy, state, hook, counters\n"
-"  policy {list|show|set}          list, inspect and switch policies\n"
+"  policy {list|show|set|unset}    list, inspect and switch policies, also\n"
+"                                  per cgroup (set NAME --cgroup PATH)\n"
 "  tune NAME KEY=VALUE...          change tunables of a policy\n"
 "  stats {show|reset|period|latency}\n"
 "                                  per-policy statistics, wakeup latency\n"
 "  watch [-i SECONDS]              live view, q quits\n"
 "  auto [--candidates A,B] [--objective p99|mean|wakeups] [--daemon]\n"
 "                                  pick the best policy online, keep picking\n"
+"  apply [FILE] [-n] [--wait SECONDS]\n"
+"                                  make the per-cgroup policies those of FILE\n"
 "  shadow {show|set}               shadow policy compared with the active one\n"
 "  load [--policy NAME] [--ko PATH] [-- MODPARAMS...]\n"
 "  unload\n"
@@ -128,13 +135,23 @@ void help_object(const char *obj)
 "Usage: wakeplacectl policy list\n"
 "       wakeplacectl policy show [NAME]\n"
 "       wakeplacectl policy set NAME [KEY=VALUE...]\n"
+"       wakeplacectl policy set NAME --cgroup PATH\n"
+"       wakeplacectl policy unset --cgroup PATH\n"
 "\n"
-"list   names and descriptions; '*' marks the active policy, '+' the shadow\n"
+"list   names and descriptions; '*' marks the active policy, '+' the shadow;\n"
+"       then the per-cgroup assignments: path, policy, state, id\n"
 "show   one policy (default: the active one) with its tunables, their\n"
 "       values and ranges\n"
 "set    validate and write the tunables of NAME, then make NAME active;\n"
 "       prints nothing on success unless -v.  Nothing is changed when a\n"
-"       KEY=VALUE is refused.\n");
+"       KEY=VALUE is refused.\n"
+"       With --cgroup, NAME places the wakeups of the tasks of cgroup PATH\n"
+"       and of its descendants that have no policy of their own (cgroup v2);\n"
+"       tunables stay machine-wide.  PATH is from the cgroup2 root\n"
+"       (/system.slice/db.service, or relative), or a path below the\n"
+"       cgroup2 mount (/sys/fs/cgroup/system.slice/db.service).\n"
+"unset  remove the cgroup's own policy: its nearest ancestor's with one,\n"
+"       else the machine-wide policy, places its wakeups again\n");
 	else if (!strcmp(obj, "tune"))
 		printf(
 "Usage: wakeplacectl tune NAME KEY=VALUE...\n"
@@ -210,6 +227,22 @@ void help_object(const char *obj)
 "journal.  The state file (default %s, or $WAKEPLACE_AUTO_STATE)\n"
 "tells `wakeplacectl status` that auto is in charge.\n",
 "/run/wakeplace/auto.state");
+	else if (!strcmp(obj, "apply"))
+		printf(
+"Usage: wakeplacectl apply [FILE] [-n|--dry-run] [--wait SECONDS]\n"
+"\n"
+"Make the module's per-cgroup policies those of FILE (default\n"
+"%s): assignments not in FILE are unset, FILE's are\n"
+"set, and what changed is printed.  One assignment a line, PATH POLICY\n"
+"(PATH as for policy set --cgroup, without spaces); '#' starts a\n"
+"comment, blank lines are ignored.\n"
+"Every line is checked first (policy, path, duplicates, cgroups_max, the\n"
+"cgroup exists): each error is printed as FILE:LINE: reason, and nothing\n"
+"is written (exit 2).  --wait gives missing cgroups up to SECONDS to\n"
+"appear (0 to %d).  -n prints what would change and writes nothing.  A\n"
+"write refused midway leaves the earlier ones in effect (the module has\n"
+"no transaction); the message names the line and what was done.\n",
+WP_CGROUP_CONF, WP_APPLY_WAIT_MAX);
 	else if (!strcmp(obj, "shadow"))
 		printf(
 "Usage: wakeplacectl shadow show\n"
@@ -250,7 +283,7 @@ static int cmd_help(int argc, char **argv)
 		    (!hit || !strcmp(o->name, argv[1])))
 			hit = o;
 	if (!hit)
-		return usage_err("no help for '%s'; objects: status policy tune stats watch auto shadow load unload",
+		return usage_err("no help for '%s'; objects: status policy tune stats watch auto apply shadow load unload",
 				 argv[1]);
 	help_object(hit->name);
 	return 0;
@@ -309,6 +342,34 @@ bool opt_match(int *i, int argc, char **argv, const char *lng,
 		return true;
 	}
 	*val = argv[++*i];
+	return true;
+}
+
+int parse_num(const char *opt, const char *s, double lo, double hi,
+	      bool integer, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || *v < lo ||
+	    *v > hi || (integer && *v != (long long)*v))
+		return usage_err("invalid %s '%s' (%s%g to %g)", opt, s,
+				 integer ? "an integer, " : "", lo, hi);
+	return 0;
+}
+
+/* A numeric option: matched, its value in *v or a usage error in *rc. */
+bool num_opt(int *i, int argc, char **argv, const char *lng,
+	     const char *shrt, double lo, double hi, bool integer,
+	     double *v, int *rc)
+{
+	char *val = NULL;
+
+	if (!opt_match(i, argc, argv, lng, shrt, &val, rc))
+		return false;
+	if (!*rc)
+		*rc = parse_num(lng + 2, val, lo, hi, integer, v);
 	return true;
 }
 

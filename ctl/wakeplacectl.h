@@ -103,6 +103,11 @@ void j_timestamp(void);
 bool opt_match(int *i, int argc, char **argv, const char *lng,
 	       const char *shrt, char **val, int *rc);
 bool is_help_word(const char *s);
+int parse_num(const char *opt, const char *s, double lo, double hi,
+	      bool integer, double *v);
+bool num_opt(int *i, int argc, char **argv, const char *lng,
+	     const char *shrt, double lo, double hi, bool integer,
+	     double *v, int *rc);
 
 /* ---- commands ---- */
 int cmd_status(int argc, char **argv);		/* module.c */
@@ -119,6 +124,13 @@ int cmd_shadow_set(int argc, char **argv);
 int cmd_shadow_show(int argc, char **argv);
 int wait_hook(void);
 int set_policy(const char *name);
+
+#define WP_CGROUP_CONF	"/etc/wakeplace/cgroups.conf"	/* apply's default */
+#define WP_APPLY_WAIT_MAX	3600	/* apply --wait: seconds, at most */
+int cgroup_set(const char *name, const char *path);	/* cgroup.c */
+int cgroup_list(void);
+int cmd_policy_unset(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 
 int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);

@@ -166,7 +166,9 @@ else
 		usr/local/share/doc/wakeplace/sysfs-module-wakeplace
 		usr/local/share/doc/wakeplace/examples/modprobe.d-wakeplace.conf
 		usr/local/share/doc/wakeplace/examples/modules-load.d-wakeplace.conf
+		usr/local/share/doc/wakeplace/examples/cgroups.conf
 		usr/local/lib/systemd/system/wakeplace-auto.service
+		usr/local/lib/systemd/system/wakeplace-cgroups.service
 	)
 	miss=()
 	for f in "${files[@]}"; do [ -f "$d/$f" ] || miss+=("$f"); done
@@ -177,6 +179,10 @@ else
 		! modinfo -F parm "$d/lib/modules/$r/extra/wakeplace.ko" | grep -q "^test_"'
 	check "make install: the auto unit starts the installed wakeplacectl" \
 		grep -qx "ExecStart=/usr/local/sbin/wakeplacectl auto --daemon" "$d/usr/local/lib/systemd/system/wakeplace-auto.service"
+	check "make install: the cgroups unit applies with the installed wakeplacectl" eval '
+		u=$d/usr/local/lib/systemd/system/wakeplace-cgroups.service &&
+		grep -qx "ExecStart=/usr/local/sbin/wakeplacectl apply --wait [0-9]* /etc/wakeplace/cgroups.conf" "$u" &&
+		grep -qx "ExecReload=/usr/local/sbin/wakeplacectl apply /etc/wakeplace/cgroups.conf" "$u"'
 	check "make install with DESTDIR leaves depmod to the packager" grep -q "depmod skipped" "$tmp/inst.out"
 	# What modprobe would do with the installed tree.
 	if depmod -b "$d" "$r" 2>/dev/null; then

@@ -281,8 +281,8 @@ make_tree "$T"
 . "$CTL_TOP/ctl/bash-completion/wakeplacectl"
 compopt() { :; }
 comp() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _wakeplacectl; echo "${COMPREPLY[*]}"; }
-check "completion: objects" eval '[ "$(comp wakeplacectl "")" = "status policy tune stats watch auto shadow load unload help" ]'
-check "completion: commands after a prefix object" eval '[ "$(comp wakeplacectl pol "")" = "list show set help" ]'
+check "completion: objects" eval '[ "$(comp wakeplacectl "")" = "status policy tune stats watch auto apply shadow load unload help" ]'
+check "completion: commands after a prefix object" eval '[ "$(comp wakeplacectl pol "")" = "list show set unset help" ]'
 check "completion: policy names read live" eval '[ "$(comp wakeplacectl policy set "")" = "$FAKE_POLICIES" ]'
 check "completion: tunable keys" eval '[ "$(comp wakeplacectl -j tune cachehot "")" = "hot_us= short_us=" ] && [ "$(comp wakeplacectl -j tune cachehot s)" = "short_us=" ]'
 check "completion: --sysfs DIR honoured" eval '[ "$(WAKEPLACE_SYSFS=/nonexistent comp wakeplacectl --sysfs "$T" shadow set m)" = "mirror" ]'

@@ -80,6 +80,8 @@ check "wakeplace-dkms: postinst builds with DKMS, prerm removes" eval '
 want=(/usr/sbin/wakeplacectl /usr/share/man/man8/wakeplacectl.8.gz
 	/usr/share/bash-completion/completions/wakeplacectl
 	/lib/systemd/system/wakeplace-auto.service
+	/lib/systemd/system/wakeplace-cgroups.service
+	/usr/share/doc/wakeplacectl/examples/cgroups.conf
 	/usr/share/doc/wakeplacectl/examples/modprobe.d-wakeplace.conf
 	/usr/share/doc/wakeplacectl/examples/modules-load.d-wakeplace.conf
 	/usr/share/doc/wakeplacectl/copyright /usr/share/doc/wakeplacectl/changelog.gz)
@@ -95,11 +97,17 @@ check "wakeplacectl: the man page says wakeplace $ver" eval '
 	zcat "$x/usr/share/man/man8/wakeplacectl.8.gz" | grep -q "^\.TH WAKEPLACECTL 8 .*\"wakeplace $ver\""'
 check "wakeplacectl: the unit runs /usr/sbin/wakeplacectl" \
 	grep -qx 'ExecStart=/usr/sbin/wakeplacectl auto --daemon' "$x/lib/systemd/system/wakeplace-auto.service"
+check "wakeplacectl: wakeplace-cgroups runs /usr/sbin/wakeplacectl apply, only with /etc/wakeplace/cgroups.conf" eval '
+	u=$x/lib/systemd/system/wakeplace-cgroups.service &&
+	grep -qx "ExecStart=/usr/sbin/wakeplacectl apply --wait [0-9]* /etc/wakeplace/cgroups.conf" "$u" &&
+	grep -qx "ExecReload=/usr/sbin/wakeplacectl apply /etc/wakeplace/cgroups.conf" "$u" &&
+	grep -qx "ConditionPathExists=/etc/wakeplace/cgroups.conf" "$u"'
 # --no-enable: postinst enables the unit again only where the admin had
 # (inside "debian-installed"); --no-start: it starts nothing.
-check "wakeplacectl: the maintainer scripts neither enable nor start the unit" eval '
+check "wakeplacectl: the maintainer scripts neither enable nor start the units" eval '
 	pi=$(dpkg-deb -I "$ctl_deb" postinst) &&
 	grep -q "deb-systemd-helper debian-installed .wakeplace-auto.service." <<<"$pi" &&
+	grep -q "deb-systemd-helper debian-installed .wakeplace-cgroups.service." <<<"$pi" &&
 	! grep -q "deb-systemd-invoke" <<<"$pi" || { echo "$pi"; false; }'
 check "changelog: version $ver, from VERSION" eval '
 	zcat "$x/usr/share/doc/wakeplacectl/changelog.gz" | head -n 1 | grep -qx "wakeplace ($ver) unstable; urgency=medium"'

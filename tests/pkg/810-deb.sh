@@ -154,6 +154,11 @@ assert_eq "$(on sh -c 'readlink -f "$(command -v wakeplacectl)"')" /usr/sbin/wak
 [ -f "$box/lib/systemd/system/wakeplace-auto.service" ] || fail "the unit is not installed"
 [ -e "$box/etc/systemd/system/multi-user.target.wants/wakeplace-auto.service" ] &&
 	fail "the package enabled wakeplace-auto.service"
+[ -f "$box/lib/systemd/system/wakeplace-cgroups.service" ] || fail "the cgroups unit is not installed"
+[ -e "$box/etc/systemd/system/multi-user.target.wants/wakeplace-cgroups.service" ] &&
+	fail "the package enabled wakeplace-cgroups.service"
+[ -e "$box/etc/wakeplace/cgroups.conf" ] && fail "the package wrote /etc/wakeplace/cgroups.conf"
+[ -f "$box/usr/share/doc/wakeplacectl/examples/cgroups.conf" ] || fail "no cgroups.conf example"
 [ -f "$box/usr/share/doc/wakeplacectl/examples/modprobe.d-wakeplace.conf" ] ||
 	fail "no modprobe.d example"
 pass "installed: $ko"
