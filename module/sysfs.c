@@ -226,18 +226,19 @@ static ssize_t cgroups_max_show(struct kobject *k, struct kobj_attribute *a,
 }
 
 /*
- * cgroups and cgroup_stats: binary attributes only for their size (64
- * assignments with their paths or counters overflow a page); they read
- * (and cgroups writes) text.  A read at offset 0 takes a snapshot that
- * later offsets continue, so a reader in small chunks sees one moment.
+ * Text files longer than a page (latency_hist/<policy>, cgroups,
+ * cgroup_stats) are binary attributes that read text: @show writes it
+ * into @text, a buffer of @size bytes allocated at the first read.  A
+ * read at offset 0 takes a snapshot that later offsets continue, so a
+ * reader in small chunks sees one moment.
  */
 struct wp_textattr {
 	struct bin_attribute ba;
-	struct mutex lock;
+	struct mutex lock;	/* text, len */
 	char *text;
 	size_t len;
 	size_t size;
-	ssize_t (*show)(char *buf, size_t size);
+	ssize_t (*show)(struct wp_textattr *ta, char *buf, size_t size);
 };
 
 static ssize_t wp_text_read(struct file *f, struct kobject *k,
@@ -251,10 +252,9 @@ static ssize_t wp_text_read(struct file *f, struct kobject *k,
 	if (!off || !ta->text) {
 		if (!ta->text)
 			ta->text = kvmalloc(ta->size, GFP_KERNEL);
-		if (!ta->text)
-			ret = -ENOMEM;
-		else
-			ta->len = ta->show(ta->text, ta->size);
+		ret = ta->text ? ta->show(ta, ta->text, ta->size) : -ENOMEM;
+		ta->len = max_t(ssize_t, ret, 0);
+		ret = min_t(ssize_t, ret, 0);
 	}
 	if (!ret && off < ta->len) {
 		ret = min_t(size_t, count, ta->len - off);
@@ -286,6 +286,17 @@ static ssize_t cgroups_write(struct file *f, struct kobject *k,
 	return ret ? ret : count;
 }
 
+static ssize_t cgroups_show(struct wp_textattr *ta, char *buf, size_t size)
+{
+	return wp_cg_show(buf, size);
+}
+
+static ssize_t cgroup_stats_show(struct wp_textattr *ta, char *buf,
+				 size_t size)
+{
+	return wp_cg_stats_show(buf, size);
+}
+
 /* Line sizes: "ID POLICY STATE PATH" and "ID" with 11 "key value" pairs. */
 static struct wp_textattr wp_cg_attrs[] = {
 	{
@@ -295,7 +306,7 @@ static struct wp_textattr wp_cg_attrs[] = {
 			.write = cgroups_write,
 		},
 		.size = (WP_CG_MAX + 16) * 320,
-		.show = wp_cg_show,
+		.show = cgroups_show,
 	},
 	{
 		.ba = {
@@ -303,7 +314,7 @@ static struct wp_textattr wp_cg_attrs[] = {
 			.read = wp_text_read,
 		},
 		.size = WP_CG_MAX * 512,
-		.show = wp_cg_stats_show,
+		.show = cgroup_stats_show,
 	},
 };
 
@@ -467,32 +478,27 @@ static ssize_t latency_show(struct kobject *k, struct kobj_attribute *a,
  * offsets are served from it.
  */
 struct wp_hattr {
-	struct bin_attribute ba;
+	struct wp_textattr ta;
 	struct wakeplace_policy *pol;
-	struct mutex lock;	/* text, len */
-	char *text;
-	size_t len;
 };
 static struct wp_hattr *wp_hattrs;
 
 /* Worst case of one row: its name and every bucket, "IDX:COUNT;". */
 #define WP_HIST_ROW_MAX	(WP_NAME_MAX + 8 + WP_LAT_BUCKETS * 26)
 
-static int wp_hist_snapshot(struct wp_hattr *ha)
+static ssize_t wp_hist_show(struct wp_textattr *ta, char *text, size_t cap)
 {
-	size_t cap = WP_LAT_NROWS * WP_HIST_ROW_MAX, len = 0;
+	struct wp_hattr *ha = container_of(ta, struct wp_hattr, ta);
 	struct wp_lathist *h;
+	size_t len = 0;
 	u64 *row, n;
-	char *text;
 	int r, i;
 
 	h = kvmalloc(sizeof(*h), GFP_KERNEL);
 	row = kmalloc_array(WP_LAT_BUCKETS, sizeof(*row), GFP_KERNEL);
-	text = kvmalloc(cap, GFP_KERNEL);
-	if (!h || !row || !text) {
+	if (!h || !row) {
 		kvfree(h);
 		kfree(row);
-		kvfree(text);
 		return -ENOMEM;
 	}
 	wp_lat_sum(ha->pol, h);
@@ -508,28 +514,7 @@ static int wp_hist_snapshot(struct wp_hattr *ha)
 	}
 	kvfree(h);
 	kfree(row);
-	kvfree(ha->text);
-	ha->text = text;
-	ha->len = len;
-	return 0;
-}
-
-static ssize_t latency_hist_read(struct file *f, struct kobject *k,
-				 WP_BIN_ATTR_CONST struct bin_attribute *ba,
-				 char *buf, loff_t off, size_t count)
-{
-	struct wp_hattr *ha = container_of(ba, struct wp_hattr, ba);
-	ssize_t ret = 0;
-
-	mutex_lock(&ha->lock);
-	if (!off || !ha->text)
-		ret = wp_hist_snapshot(ha);
-	if (!ret && off < ha->len) {
-		ret = min_t(size_t, count, ha->len - off);
-		memcpy(buf, ha->text + off, ret);
-	}
-	mutex_unlock(&ha->lock);
-	return ret;
+	return len;
 }
 
 static ssize_t description_show(struct kobject *k, struct kobj_attribute *a,
@@ -635,8 +620,8 @@ void wp_sysfs_exit(void)
 		for (i = 0; i < wp_nr_policies; i++) {
 			if (wp_hattrs[i].pol)
 				sysfs_remove_bin_file(wp_lathist_kobj,
-						      &wp_hattrs[i].ba);
-			kvfree(wp_hattrs[i].text);
+						      &wp_hattrs[i].ta.ba);
+			kvfree(wp_hattrs[i].ta.text);
 		}
 		kfree(wp_hattrs);
 		wp_hattrs = NULL;
@@ -722,12 +707,14 @@ int wp_sysfs_init(void)
 		if (!ret) {
 			struct wp_hattr *ha = &wp_hattrs[i];
 
-			sysfs_bin_attr_init(&ha->ba);
-			mutex_init(&ha->lock);
-			ha->ba.attr.name = pol->name;
-			ha->ba.attr.mode = 0444;
-			ha->ba.read = latency_hist_read;
-			ret = sysfs_create_bin_file(wp_lathist_kobj, &ha->ba);
+			sysfs_bin_attr_init(&ha->ta.ba);
+			mutex_init(&ha->ta.lock);
+			ha->ta.ba.attr.name = pol->name;
+			ha->ta.ba.attr.mode = 0444;
+			ha->ta.ba.read = wp_text_read;
+			ha->ta.size = WP_LAT_NROWS * WP_HIST_ROW_MAX;
+			ha->ta.show = wp_hist_show;
+			ret = sysfs_create_bin_file(wp_lathist_kobj, &ha->ta.ba);
 			if (!ret)
 				ha->pol = pol;
 		}
