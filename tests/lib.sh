@@ -267,6 +267,55 @@ stop_load() {
 	return 0
 }
 
+# ---------------------------------------------------------------- cgroups ---
+
+# cg_tree DIR SUB...: a fresh cgroup (v2) DIR under /sys/fs/cgroup (mounted
+# if it is not) with the sub-cgroups SUB... (paths under DIR), removed at
+# exit with whatever the test made under it.  Sets CG_ROOT (the mount) and
+# CG_TOP (DIR's directory).
+cg_tree() {
+	CG_ROOT=/sys/fs/cgroup
+	if ! [ -e $CG_ROOT/cgroup.subtree_control ]; then
+		mount -t cgroup2 none $CG_ROOT 2>/dev/null ||
+			fail "cannot mount cgroup v2 on $CG_ROOT"
+	fi
+	CG_TOP=$CG_ROOT/$1
+	shift
+	cg_tree_remove
+	mkdir -p "$CG_TOP" "${@/#/$CG_TOP/}" || fail "cannot create the cgroups under $CG_TOP"
+	at_exit cg_tree_remove
+}
+cg_tree_remove() {
+	find "$CG_TOP" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	rmdir "$CG_TOP" 2>/dev/null
+}
+
+# cg_waker GROUP: a task started in cgroup GROUP that sleeps 5 ms and
+# wakes, over and over (read's timeout on a pipe that stays empty: no fork
+# per wakeup), with the pipe's writer, a sleep, beside it: two processes,
+# a few hundred wakeups a second, light enough to trace under TCG.
+# cg_wakers_stop (also run at exit) kills them all.
+CG_WAKERS=()
+cg_waker() {
+	[ ${#CG_WAKERS[@]} -gt 0 ] || at_exit cg_wakers_stop
+	bash -c 'echo $$ > "$0/cgroup.procs" || exit 1
+		exec 3< <(exec sleep 100000)
+		while :; do read -r -t 0.005 -u 3; done' \
+		"$1" </dev/null >/dev/null 2>&1 &
+	CG_WAKERS+=("$!")
+}
+cg_wakers_stop() {
+	local p
+	for p in "${CG_WAKERS[@]}"; do
+		pkill -KILL -P "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in "${CG_WAKERS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	CG_WAKERS=()
+}
+
 # ---------------------------------------------------------------- topology ---
 # Read once per process into arrays (forks are slow under TCG), then served
 # from them.  CPUs are the online ones at the first call.

@@ -1,28 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: a policy per cgroup: each traced pick is made by the policy of the wakee's nearest assigned cgroup (nested, explicit stock, a task moved, the machine-wide policy for the rest); the cgroups file lists id, policy, state, path; bad writes and a full table are refused; a removed cgroup's assignment goes with one log line; the hook detaches when no assignment needs it; unload with assignments under load
-# requires: module perf
+# requires: module perf ctl jq
 # tier: core
 . "$WP_TESTS/lib.sh"
 
-cg=/sys/fs/cgroup
-if ! [ -e $cg/cgroup.subtree_control ]; then
-	mount -t cgroup2 none $cg 2>/dev/null ||
-		fail "cannot mount cgroup v2 on $cg"
-fi
-top=$cg/wp160
-cleanup_groups() {
-	find "$top" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-	rmdir "$top" 2>/dev/null
-}
-cleanup_groups
-mkdir -p $top/lat/sub $top/batch $top/other || fail "cannot create the groups under $top"
-at_exit cleanup_groups
+cg_tree wp160 lat/sub batch other
+cg=$CG_ROOT top=$CG_TOP
 
 wp_load detach_ms=100
 at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp160
-at_exit kill_pipes
 
 assert_eq "$(wp_read cgroups_max)" 64 "cgroups_max"
 assert_eq "$(wp_read cgroups)" "" "no assignment at load"
@@ -30,36 +18,10 @@ assert_eq "$(wp_read cgroups)" "" "no assignment at load"
 # cg_write LINE: one command to the cgroups file; returns its status.
 cg_write() { wp_write cgroups "$1"; }
 
-# pipe_in GROUP: a task started in GROUP that sleeps 5 ms and wakes, over
-# and over (read's timeout on a pipe that stays empty: no fork per
-# wakeup), with the pipe's writer, a sleep, beside it.  A few hundred
-# wakeups a second: enough picks to check, few enough to read back
-# quickly under TCG (a perf bench sched pipe pair per group made the
-# test take 400 s).
-PIPES=()
-pipe_in() {
-	bash -c 'echo $$ > "$0/cgroup.procs" || exit 1
-		exec 3< <(exec sleep 100000)
-		while :; do read -r -t 0.005 -u 3; done' \
-		"$1" </dev/null >/dev/null 2>&1 &
-	PIPES+=("$!")
-}
-kill_pipes() {
-	local p
-	for p in "${PIPES[@]}"; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill -KILL "$p" 2>/dev/null
-	done
-	for p in "${PIPES[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	PIPES=()
-}
-
-pipe_in $top/lat
-pipe_in $top/lat/sub
-pipe_in $top/batch
-pipe_in $top/other
+cg_waker $top/lat
+cg_waker $top/lat/sub
+cg_waker $top/batch
+cg_waker $top/other
 # Both processes of each pair in their group before any check.
 wait_until 60 eval '[ "$(cat $top/lat/cgroup.procs $top/lat/sub/cgroup.procs $top/batch/cgroup.procs $top/other/cgroup.procs | wc -l)" -ge 8 ]' ||
 	fail "the pipe pairs did not start in their groups"
@@ -236,10 +198,27 @@ assert_eq "$(wp_read cgroups | grep -c gone)" 1 "a new assignment of the path re
 rmdir $top/gone 2>/dev/null
 must cg_write clear
 
+# wakeplacectl against the real file and mount: a filesystem path, the
+# JSON list, unset by a relative path, a config file applied, a bad one
+# refused with nothing applied.
+must "$WP_CTL" policy set prevfirst --cgroup "$top/other"
+"$WP_CTL" -j policy list > "$WP_OUT/list.json" || fail "policy list -j failed"
+jq -e '[.cgroups[] | select(.path == "/wp160/other" and .policy == "prevfirst" and .state == "assigned")] | length == 1' \
+	"$WP_OUT/list.json" >/dev/null || fail "policy list -j: $(cat "$WP_OUT/list.json")"
+pass "wakeplacectl policy set --cgroup, policy list -j"
+must "$WP_CTL" policy unset --cgroup wp160/other
+assert_eq "$(wp_read cgroups)" "" "wakeplacectl policy unset --cgroup"
+conf=$WP_OUT/cgroups.conf
+printf '# the test\n/wp160/lat idlecore\nwp160/other  mirror  # relative\n' > "$conf"
+printf '/wp160/lat idlecore\n/wp160/nosuch mirror\n' > "$conf.bad"
+must_fail "$WP_CTL" apply "$conf.bad"
+assert_eq "$(wp_read cgroups)" "" "a bad config file applies nothing"
+must "$WP_CTL" apply "$conf"
+assert_eq "$(wp_read cgroups | awk '{ print $2, $3, $4 }' | sort | tr '\n' ,)" \
+	"idlecore assigned /wp160/lat,mirror assigned /wp160/other," "wakeplacectl apply"
+
 # Unload with assignments in use under load: messaging in lat (this
 # shell moves there to start it, and back at exit).
-must cg_write "/wp160/lat idlecore"
-must cg_write "/wp160/other mirror"
 check_picks "lat=idlecore other=mirror"
 at_exit 'echo $$ > $cg/cgroup.procs'
 echo $$ > $top/lat/cgroup.procs || fail "cannot move the test into lat"

@@ -10,19 +10,8 @@
 N=$(st_param cgchurn 1500)
 st_init cgroup-churn "$N" "$(st_param cgchurn_s 45)"
 
-cg=/sys/fs/cgroup
-if ! [ -e $cg/cgroup.subtree_control ]; then
-	mount -t cgroup2 none $cg 2>/dev/null ||
-		fail "cannot mount cgroup v2 on $cg"
-fi
-top=$cg/wp712
-cleanup_groups() {
-	find "$top" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-	rmdir "$top" 2>/dev/null
-}
-cleanup_groups
-mkdir -p $top/a/n $top/b $top/free || fail "cannot create the groups under $top"
-at_exit cleanup_groups
+cg_tree wp712 a/n b free mover
+top=$CG_TOP
 
 # The policies each cgroup may have; the machine-wide ones never place a
 # task of a, a/n or b.
@@ -36,36 +25,11 @@ at_exit 'wp_loaded && rmmod wakeplace'
 select_cpu_instance wp712
 echo 4096 > "$WP_TRACE_INST/buffer_size_kb" || log "cannot grow the trace buffer"
 
-# pipe_in GROUP: a task in GROUP that sleeps 5 ms and wakes, over and
-# over (read's timeout on a pipe that stays empty: no fork per wakeup),
-# with the pipe's writer, a sleep, beside it.  A few hundred wakeups a
-# second each, which the trace keeps from the whole run.
-PIPES=()
-pipe_in() {
-	bash -c 'echo $$ > "$0/cgroup.procs" || exit 1
-		exec 3< <(exec sleep 100000)
-		while :; do read -r -t 0.005 -u 3; done' \
-		"$1" </dev/null >/dev/null 2>&1 &
-	PIPES+=("$!")
-}
-kill_pipes() {
-	local p
-	for p in "${PIPES[@]}"; do
-		pkill -KILL -P "$p" 2>/dev/null
-		kill -KILL "$p" 2>/dev/null
-	done
-	for p in "${PIPES[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	PIPES=()
-}
-at_exit kill_pipes
-mkdir $top/mover || fail "mkdir mover"
-pipe_in $top/a
-pipe_in $top/a/n
-pipe_in $top/b
-pipe_in $top/free
-pipe_in $top/mover
+cg_waker $top/a
+cg_waker $top/a/n
+cg_waker $top/b
+cg_waker $top/free
+cg_waker $top/mover
 wait_until 60 eval '[ "$(cat $top/a/cgroup.procs $top/a/n/cgroup.procs $top/b/cgroup.procs $top/free/cgroup.procs $top/mover/cgroup.procs | wc -l)" -ge 10 ]' ||
 	fail "the pipe pairs did not start in their groups"
 MOVER=$(cat $top/mover/cgroup.procs)
