@@ -290,7 +290,7 @@ static void wp_cg_clear_locked(void)
  */
 int wp_cg_write(const char *buf)
 {
-	char *cmd, *path, *name, *sp;
+	char *cmd, *line, *path, *name, *sp;
 	struct wakeplace_policy *pol = NULL;
 	struct cgroup *cgrp;
 	int ret;
@@ -301,8 +301,9 @@ int wp_cg_write(const char *buf)
 		ret = -ENOMEM;
 		goto out;
 	}
-	strim(cmd);
-	if (!strcmp(cmd, "clear")) {
+	/* Whitespace around the command goes, at both ends. */
+	line = strim(cmd);
+	if (!strcmp(line, "clear")) {
 		mutex_lock(&wp_mutex);
 		ret = wp_cg_dead ? -ENODEV : 0;
 		if (!ret)
@@ -310,14 +311,14 @@ int wp_cg_write(const char *buf)
 		mutex_unlock(&wp_mutex);
 		goto out;
 	}
-	sp = strrchr(cmd, ' ');
+	sp = strrchr(line, ' ');
 	if (!sp) {
 		ret = -EINVAL;
 		goto out;
 	}
 	*sp = '\0';
 	name = sp + 1;
-	ret = wp_parse_cgroup_path(strim(cmd), path, WP_CG_PATH);
+	ret = wp_parse_cgroup_path(strim(line), path, WP_CG_PATH);
 	if (ret)
 		goto out;
 	if (strcmp(name, "unset")) {

@@ -164,9 +164,10 @@ err=$( { printf '/wp160/many/g64 stock' > "$(wp_sysfs cgroups)"; } 2>&1) &&
 	fail "the 65th assignment was accepted"
 assert_match "$err" "space" "the 65th assignment is refused with ENOSPC"
 assert_eq "$(wp_read cgroups | wc -l)" 64 "64 assignments listed"
-must cg_write "/wp160/lat mirror"
-pass "reassigning an assigned cgroup in a full table works"
-must cg_write clear
+must cg_write " /wp160/lat  mirror "
+assert_match "$(wp_read cgroups | head -1)" " mirror assigned /wp160/lat$" \
+	"reassigning an assigned cgroup in a full table works (whitespace around the fields)"
+must cg_write "  clear"
 assert_eq "$(wp_read cgroups)" "" "clear removes every assignment"
 wait_until 30 eval '[ "$(wp_read hook)" = detached ]' ||
 	fail "hook still $(wp_read hook) with no assignment left"
