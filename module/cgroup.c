@@ -180,12 +180,16 @@ static void wp_cg_gone_drop(const char *path)
 	}
 }
 
-/* Take entry @i out of wp_cg[] (not yet published); it keeps its refs. */
+/*
+ * Take entry @i out of wp_cg[] (not yet published), keeping the others in
+ * the order they were made; it keeps its references.
+ */
 static struct wp_cg_assign wp_cg_take(unsigned int i)
 {
 	struct wp_cg_assign a = wp_cg[i];
 
-	wp_cg[i] = wp_cg[--wp_cg_nr];
+	wp_cg_nr--;
+	memmove(&wp_cg[i], &wp_cg[i + 1], (wp_cg_nr - i) * sizeof(wp_cg[0]));
 	return a;
 }
 

@@ -164,6 +164,9 @@ err=$( { printf '/wp160/many/g64 stock' > "$(wp_sysfs cgroups)"; } 2>&1) &&
 	fail "the 65th assignment was accepted"
 assert_match "$err" "space" "the 65th assignment is refused with ENOSPC"
 assert_eq "$(wp_read cgroups | wc -l)" 64 "64 assignments listed"
+must cg_write "/wp160/many/g1 unset"
+assert_match "$(wp_read cgroups | sed -n 2p)" " /wp160/many/g2$" \
+	"an unset keeps the others in the order they were made"
 must cg_write " /wp160/lat  mirror "
 assert_match "$(wp_read cgroups | head -1)" " mirror assigned /wp160/lat$" \
 	"reassigning an assigned cgroup in a full table works (whitespace around the fields)"
