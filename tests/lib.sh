@@ -316,6 +316,51 @@ cg_wakers_stop() {
 	CG_WAKERS=()
 }
 
+# group_picks MAP TRACE: the wakeplace:select_cpu picks of the trace file
+# TRACE checked against MAP, lines "TID GROUP POLICY..." (the policies
+# that may place that thread; "none": the kernel places it, no pick may be
+# traced).  Prints two lines: the number of picks of MAP's threads, then
+# the problems, empty when all hold (a pick by another policy, at most 3
+# named; a group with a policy and no pick; a "none" group with picks).
+# Logs the picks per group.
+group_picks() {
+	awk '
+		NR == FNR {
+			grp[$1] = $2
+			for (i = 3; i <= NF; i++) {
+				ok[$1, $i] = 1
+				if ($i != "none")
+					want[$2] = 1
+			}
+			groups[$2] = 1
+			next
+		}
+		/select_cpu: policy=/ {
+			match($0, /policy=[^ ]+/); pol = substr($0, RSTART + 7, RLENGTH - 7)
+			match($0, / pid=[0-9]+/); pid = substr($0, RSTART + 5, RLENGTH - 5)
+			if (!(pid in grp))
+				next
+			n[grp[pid]]++
+			checked++
+			if (!((pid, pol) in ok) && ++bad <= 3)
+				msg = msg sprintf("pid %s of %s placed by %s; ", pid, grp[pid], pol)
+		}
+		END {
+			for (g in groups) {
+				if (!(g in want) && n[g])
+					msg = msg sprintf("%s: %d picks, expected none; ", g, n[g])
+				if ((g in want) && !n[g])
+					msg = msg sprintf("%s: no pick traced; ", g)
+				printf "%s:%d ", g, n[g] > "/dev/stderr"
+			}
+			printf "\n" > "/dev/stderr"
+			if (bad)
+				msg = msg bad " misplaced"
+			print checked + 0
+			print msg
+		}' "$1" "$2" 2> >(sed 's/^/# picks per group: /' >&2)
+}
+
 # ---------------------------------------------------------------- topology ---
 # Read once per process into arrays (forks are slow under TCG), then served
 # from them.  CPUs are the online ones at the first call.

@@ -31,7 +31,7 @@ wait_until 60 eval '[ "$(cat $top/lat/cgroup.procs $top/lat/sub/cgroup.procs $to
 # POLICY ("none": no pick traced, the kernel placed it), and each GROUP
 # with a policy has picks.
 check_picks() {
-	local spec=$1 inst=$WP_TRACE_INST map=$WP_OUT/threads.map res
+	local spec=$1 inst=$WP_TRACE_INST map=$WP_OUT/threads.map res _
 	echo > "$inst/trace"
 	echo 1 > "$inst/tracing_on"
 	sleep 0.5
@@ -43,32 +43,10 @@ check_picks() {
 	done
 	sleep 0.5
 	echo 0 > "$inst/tracing_on"
-	res=$(awk '
-		NR == FNR { grp[$1] = $2; want[$1] = $3; groups[$2] = $3; next }
-		/select_cpu: policy=/ {
-			match($0, /policy=[^ ]+/); pol = substr($0, RSTART + 7, RLENGTH - 7)
-			match($0, / pid=[0-9]+/); pid = substr($0, RSTART + 5, RLENGTH - 5)
-			if (!(pid in grp))
-				next
-			n[grp[pid]]++
-			if (pol != want[pid]) {
-				bad++
-				if (bad <= 3)
-					printf "pid %s of %s placed by %s, not %s; ", pid, grp[pid], pol, want[pid]
-			}
-		}
-		END {
-			for (g in groups) {
-				if (groups[g] == "none" && n[g])
-					printf "%s: %d picks, expected none; ", g, n[g]
-				if (groups[g] != "none" && !n[g])
-					printf "%s: no pick by %s traced; ", g, groups[g]
-				printf "%s:%d ", g, n[g] > "/dev/stderr"
-			}
-			printf "\n" > "/dev/stderr"
-			if (bad)
-				printf "%d misplaced", bad
-		}' "$map" "$inst/trace" 2> >(sed 's/^/# picks per group: /' >&2))
+	{
+		read -r _
+		read -r res
+	} < <(group_picks "$map" "$inst/trace")
 	[ -z "$res" ] || fail "$spec: $res"
 	pass "picks by group: $spec"
 }

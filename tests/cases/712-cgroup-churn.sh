@@ -134,31 +134,11 @@ wait_until 30 eval '[ "$(counter cgroup_removed)" -ge "$removed" ]' ||
 got=$(( $(counter cgroup_changes) - c0 ))
 [ "$got" = "$changes" ] || st_bad "cgroup_changes rose by $got, $changes changes made"
 
-res=$(awk '
-	NR == FNR { grp[$1] = $2; for (i = 3; i <= NF; i++) ok[$1, $i] = 1; next }
-	/select_cpu: policy=/ {
-		match($0, /policy=[^ ]+/); pol = substr($0, RSTART + 7, RLENGTH - 7)
-		match($0, / pid=[0-9]+/); pid = substr($0, RSTART + 5, RLENGTH - 5)
-		if (!(pid in grp))
-			next
-		n[grp[pid]]++
-		checked++
-		if (!((pid, pol) in ok)) {
-			bad++
-			if (bad <= 3)
-				printf "pid %s of %s placed by %s; ", pid, grp[pid], pol
-		}
-	}
-	END {
-		for (g in n)
-			printf "%s:%d ", g, n[g] > "/dev/stderr"
-		printf "\n" > "/dev/stderr"
-		if (bad)
-			printf "%d misplaced", bad
-		print checked + 0 > "/dev/fd/3"
-	}' "$map" "$WP_TRACE_INST/trace" 3> "$WP_OUT/checked" 2> >(sed 's/^/# picks per group: /' >&2))
+{
+	read -r checked
+	read -r res
+} < <(group_picks "$map" "$WP_TRACE_INST/trace")
 [ -z "$res" ] || st_bad "$res"
-checked=$(cat "$WP_OUT/checked")
 st_checked "${checked:-0}"
 [ "${checked:-0}" -gt 0 ] || st_bad "no pick of the test's tasks traced"
 
