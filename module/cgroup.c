@@ -23,7 +23,10 @@
  * WP_CG_GONE of them.
  *
  * The table and its lookup are the registry's (wp_cg_tab,
- * wp_cg_policy()): the hook, a floor below, reads them.
+ * wp_cg_lookup()): the hook and the latency probes, floors below, read
+ * them.  So is the shadow's scope (wp_sh_scope, the shadow_cgroup file),
+ * which this file keeps: one cgroup, assigned or not, whose tasks' wakeups
+ * alone the shadow compares.
  *
  * This file and switch.c are one floor (registry.c): assignments take
  * their policies through the switch's references and hook requests
@@ -35,6 +38,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/workqueue.h>
 #include "registry.h"
 #include "switch.h"
@@ -51,6 +55,7 @@ struct wp_cg_assign {
 	struct wakeplace_policy *pol;	/* a reference of ours */
 	struct wp_cg_counters __percpu *cnt;
 	u64 id;
+	u32 serial;			/* unique among the assignments made */
 	bool reverted;			/* set to stock by a revert */
 	char path[WP_CG_PATH];
 };
@@ -77,6 +82,7 @@ static unsigned int wp_cg_nr;
 static struct wp_cg_gone wp_cg_gone[WP_CG_GONE];	/* oldest first */
 static unsigned int wp_cg_gone_nr;
 static bool wp_cg_dead;		/* unloading: no more assignments */
+static u32 wp_cg_serial;		/* the last serial given */
 
 static void wp_cg_poll(struct work_struct *work);
 static DECLARE_DELAYED_WORK(wp_cg_poll_work, wp_cg_poll);
@@ -113,10 +119,12 @@ static void wp_cg_publish(struct wp_cg_table *t)
 				t->cg[j] = t->cg[j - 1];
 				t->pol[j] = t->pol[j - 1];
 				t->cnt[j] = t->cnt[j - 1];
+				t->serial[j] = t->serial[j - 1];
 			}
 			t->cg[j] = cg;
 			t->pol[j] = wp_cg[i].pol;
 			t->cnt[j] = wp_cg[i].cnt;
+			t->serial[j] = wp_cg[i].serial;
 			t->levels |= wp_cg_level_bit(cg->level);
 			t->max_level = max(t->max_level, cg->level);
 		}
@@ -193,10 +201,12 @@ static struct wp_cg_assign wp_cg_take(unsigned int i)
 	return a;
 }
 
-/* Keep the poll running while there are assignments. */
+static bool wp_sh_scope_live(void);
+
+/* Keep the poll running while there are assignments or a live scope. */
 static void wp_cg_poll_arm(void)
 {
-	if (wp_cg_nr && !wp_cg_dead)
+	if ((wp_cg_nr || wp_sh_scope_live()) && !wp_cg_dead)
 		schedule_delayed_work(&wp_cg_poll_work, HZ);
 }
 
@@ -234,9 +244,12 @@ static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
 	} else {
 		i = wp_cg_nr++;
 		cgroup_get(cgrp);
+		/* Never 0 (a slot's "no assignment"), even after a wrap. */
+		if (!++wp_cg_serial)
+			++wp_cg_serial;
 		wp_cg[i] = (struct wp_cg_assign){
 			.cgrp = cgrp, .pol = pol, .cnt = cnt,
-			.id = cgroup_id(cgrp),
+			.id = cgroup_id(cgrp), .serial = wp_cg_serial,
 		};
 		strscpy(wp_cg[i].path, path, sizeof(wp_cg[i].path));
 	}
@@ -388,7 +401,8 @@ ssize_t wp_cg_show(char *buf, size_t size)
 /* The names of enum wp_cg_count, for the cgroup_stats file. */
 #define WP_CGC_OUT_NAME(v, e, name, col, tag, desc)	#name
 static const char * const wp_cgc_names[WP_CGC_NR] = {
-	"wakeups", "redirected", "handed_back", WP_OUTCOMES(WP_CGC_OUT_NAME)
+	"wakeups", "redirected", "handed_back", WP_OUTCOMES(WP_CGC_OUT_NAME),
+	"tracked", "unplaced", "stacked", "missed_idle", "double_picks",
 };
 
 /**
@@ -430,6 +444,199 @@ ssize_t wp_cg_stats_show(char *buf, size_t size)
 	return n;
 }
 
+/**
+ * wp_cg_lat_show() - the cgroup_latency_hist file: per assignment, in the
+ * order of the cgroups file, "ID L6ns;IDX:COUNT;..." (latency_hist's text
+ * form), each count at the middle index of the run of buckets it stands
+ * for.
+ * @buf: the buffer.
+ * @size: its size.
+ *
+ * Return: bytes written.
+ */
+ssize_t wp_cg_lat_show(char *buf, size_t size)
+{
+	u64 *sum;
+	size_t n = 0;
+	unsigned int i, k;
+	int cpu;
+
+	sum = kmalloc_array(WP_CG_LAT_BUCKETS, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	mutex_lock(&wp_mutex);
+	for (i = 0; i < wp_cg_nr; i++) {
+		memset(sum, 0, WP_CG_LAT_BUCKETS * sizeof(*sum));
+		for_each_possible_cpu(cpu) {
+			const struct wp_cg_counters *c =
+				per_cpu_ptr(wp_cg[i].cnt, cpu);
+
+			for (k = 0; k < WP_CG_LAT_BUCKETS; k++)
+				sum[k] += READ_ONCE(c->lat[k]);
+		}
+		n += scnprintf(buf + n, size - n, "%llu %s", wp_cg[i].id,
+			       WP_LAT_TAG);
+		for (k = 0; k < WP_CG_LAT_BUCKETS; k++)
+			if (sum[k])
+				n += scnprintf(buf + n, size - n, ";%u:%llu",
+					       (k << WP_CG_LAT_SHIFT) +
+					       (1U << WP_CG_LAT_SHIFT) / 2,
+					       sum[k]);
+		n += scnprintf(buf + n, size - n, "\n");
+	}
+	mutex_unlock(&wp_mutex);
+	kfree(sum);
+	return n;
+}
+
+/* Put a scope's cgroup and free it once no hook can read it. */
+static void wp_sh_scope_free_rcu(struct rcu_head *rcu)
+{
+	struct wp_shadow_scope *sc = container_of(rcu, struct wp_shadow_scope,
+						  rcu);
+
+	if (sc->cg)
+		cgroup_put(sc->cg);
+	kfree(sc);
+}
+
+/* The scope's path, as written; meaningful while wp_sh_scope is set. */
+static char wp_sh_path[WP_CG_PATH];
+
+/* Publish @sc (NULL: no scope); the old one goes after a grace period. */
+static void wp_sh_scope_publish(struct wp_shadow_scope *sc)
+{
+	struct wp_shadow_scope *old;
+
+	lockdep_assert_held(&wp_mutex);
+	old = rcu_dereference_protected(wp_sh_scope,
+					lockdep_is_held(&wp_mutex));
+	rcu_assign_pointer(wp_sh_scope, sc);
+	if (old)
+		call_rcu(&old->rcu, wp_sh_scope_free_rcu);
+}
+
+/* Is the shadow scoped to a cgroup that still exists (the poll's job)? */
+static bool wp_sh_scope_live(void)
+{
+	struct wp_shadow_scope *sc;
+
+	sc = rcu_dereference_protected(wp_sh_scope,
+				       lockdep_is_held(&wp_mutex));
+	return sc && sc->cg;
+}
+
+/**
+ * wp_cg_shadow_write() - the shadow_cgroup file: scope the shadow to one
+ * cgroup's wakeups.
+ * @buf: a cgroup path (from the cgroup2 root, as in the cgroups file), or
+ *	"none"; a trailing newline is allowed.
+ *
+ * Return: 0; -EINVAL (format), -ENOENT (no such cgroup, or one being
+ * removed), -ENOTDIR, -ENAMETOOLONG, -ENOMEM, or -ENODEV (unloading).
+ */
+int wp_cg_shadow_write(const char *buf)
+{
+	struct wp_shadow_scope *sc = NULL;
+	struct cgroup *cgrp = NULL;
+	char *cmd, *line, *path;
+	int ret;
+
+	cmd = kstrdup(buf, GFP_KERNEL);
+	path = kmalloc(WP_CG_PATH, GFP_KERNEL);
+	if (!cmd || !path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	line = strim(cmd);
+	if (strcmp(line, "none")) {
+		ret = wp_parse_cgroup_path(line, path, WP_CG_PATH);
+		if (ret)
+			goto out;
+		sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+		if (!sc) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		/* Sleeps and takes the kernel's cgroup locks: before wp_mutex. */
+		cgrp = cgroup_get_from_path(path);
+		if (IS_ERR(cgrp)) {
+			ret = PTR_ERR(cgrp);
+			cgrp = NULL;
+			goto out;
+		}
+	}
+	mutex_lock(&wp_mutex);
+	if (wp_cg_dead) {
+		ret = -ENODEV;
+	} else if (cgrp && !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE)) {
+		ret = -ENOENT;		/* being removed */
+	} else {
+		ret = 0;
+		if (sc) {
+			sc->cg = cgrp;
+			sc->level = cgrp->level;
+			cgrp = NULL;		/* the scope's reference now */
+			strscpy(wp_sh_path, path, sizeof(wp_sh_path));
+		}
+		wp_sh_scope_publish(sc);
+		sc = NULL;
+		wp_cg_poll_arm();
+	}
+	mutex_unlock(&wp_mutex);
+out:
+	if (cgrp)
+		cgroup_put(cgrp);
+	kfree(sc);
+	kfree(path);
+	kfree(cmd);
+	return ret;
+}
+
+/**
+ * wp_cg_shadow_show() - the shadow_cgroup file: "none", the path, or
+ * "removed PATH".
+ * @buf: a sysfs page.
+ *
+ * Return: bytes written.
+ */
+ssize_t wp_cg_shadow_show(char *buf)
+{
+	struct wp_shadow_scope *sc;
+	ssize_t n;
+
+	mutex_lock(&wp_mutex);
+	sc = rcu_dereference_protected(wp_sh_scope,
+				       lockdep_is_held(&wp_mutex));
+	if (!sc)
+		n = sysfs_emit(buf, "none\n");
+	else
+		n = sysfs_emit(buf, "%s%s\n", sc->cg ? "" : "removed ",
+			       wp_sh_path);
+	mutex_unlock(&wp_mutex);
+	return n;
+}
+
+/*
+ * The scope's cgroup was removed: the shadow compares nothing until a new
+ * scope is written (widening it to every wakeup would be a surprise).
+ */
+static void wp_sh_scope_poll(void)
+{
+	struct wp_shadow_scope *sc, *gone;
+
+	sc = rcu_dereference_protected(wp_sh_scope,
+				       lockdep_is_held(&wp_mutex));
+	if (!sc || !sc->cg || (READ_ONCE(sc->cg->self.flags) & CSS_ONLINE))
+		return;
+	gone = kzalloc(sizeof(*gone), GFP_KERNEL);
+	if (!gone)
+		return;		/* try again next time */
+	pr_info("wakeplace: cgroup %s was removed: the shadow compares nothing until shadow_cgroup is set again\n",
+		wp_sh_path);
+	wp_sh_scope_publish(gone);
+}
+
 /*
  * Drop the assignments whose cgroup was removed.  The kernel takes a
  * cgroup offline (clears CSS_ONLINE) when it is removed; our reference
@@ -443,6 +650,7 @@ static void wp_cg_poll(struct work_struct *work)
 	mutex_lock(&wp_mutex);
 	if (wp_cg_dead)
 		goto out;
+	wp_sh_scope_poll();
 	t = wp_cg_table_alloc(GFP_KERNEL);
 	if (!t)
 		goto arm;	/* try again next time */
@@ -531,5 +739,6 @@ void wp_cg_exit(void)
 	cancel_delayed_work_sync(&wp_cg_poll_work);
 	mutex_lock(&wp_mutex);
 	wp_cg_clear_locked();
+	wp_sh_scope_publish(NULL);
 	mutex_unlock(&wp_mutex);
 }

@@ -408,11 +408,12 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_regs *fregs)
 {
 	struct wp_pcpu *pc = this_cpu_ptr(&wp_pcpu);
-	struct wakeplace_policy *pol, *sh, *cpol;
+	struct wakeplace_policy *pol, *sh;
 	struct wp_cg_counters __percpu *ccnt = NULL;
+	struct wp_cg_table *cgt;
 	struct task_struct *p;
 	struct wp_wakeup w;
-	int prev, flags, cpu, scpu = WP_HANDBACK;
+	int prev, flags, cpu, ci, scpu = WP_HANDBACK;
 	bool timed = false, slow = false;
 	u64 t0 = 0, cost = 0, lookup = 0;
 
@@ -439,17 +440,26 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 * A cgroup's own policy, if the task is in an assigned one.  A pick
 	 * about to be timed (below) counts the lookup in its cost.
 	 */
-	if (rcu_access_pointer(wp_cg_tab)) {
+	cgt = rcu_dereference_sched(wp_cg_tab);
+	if (cgt) {
 		if (pc->sample + 1 >= READ_ONCE(wp_sample_period))
 			t0 = local_clock();
-		cpol = wp_cg_policy(p, &ccnt);
-		if (cpol) {
-			pol = cpol;
+		ci = wp_cg_lookup(cgt, p);
+		if (ci >= 0) {
+			pol = cgt->pol[ci];
+			ccnt = cgt->cnt[ci];
 			wp_count(WP_C_CG_WAKEUPS);
 			this_cpu_inc(ccnt->v[WP_CGC_WAKEUPS]);
 		}
 		if (t0)
 			lookup = local_clock() - t0;
+	}
+	/* A shadow scoped to one cgroup compares that cgroup's only. */
+	if (sh) {
+		struct wp_shadow_scope *sc = rcu_dereference_sched(wp_sh_scope);
+
+		if (sc && !wp_cg_in_scope(sc, p))
+			sh = NULL;
 	}
 
 	if (!pol->select_cpu) {

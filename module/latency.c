@@ -67,6 +67,9 @@
  * @placed: the CPU it was queued on (-1 until it arrived).
  * @pol: index of the policy in wp_policies[].
  * @outcome: enum wp_outcome of the placement, or WP_LAT_UNPLACED.
+ * @cgi: the index of the task's cgroup assignment in the table it was
+ *	looked up in (see wp_cg_find_serial())...
+ * @cgser: ...and its serial number; 0 when the task had none.
  */
 struct wp_lat_slot {
 	unsigned long key;
@@ -75,15 +78,19 @@ struct wp_lat_slot {
 	s32 placed;
 	u16 pol;
 	u8 outcome;
+	u8 cgi;
+	u32 cgser;
 } __aligned(32);
+static_assert(sizeof(struct wp_lat_slot) == 32);
 
 /* Pairs of slots, one cache line each; a task hashes to one pair. */
 static struct wp_lat_slot *wp_lat_tab;
 static unsigned int wp_lat_bits;
 
 /*
- * Histograms are kept for at most this many policies: the active one and
- * the last ones active before it.  Whoever compares policies (ab,
+ * Histograms are kept for the policies in use (active, shadow, assigned
+ * to a cgroup) and, beyond them, up to this many in all: the last ones
+ * active before.  Whoever compares policies (ab,
  * switchback, autophase, auto) reads a policy's histograms while it is
  * active, and a person running `wakeplacectl stats` after a switch still
  * finds the last few; a policy evicted starts from zero when it is
@@ -180,10 +187,13 @@ struct wp_lat_stash {
 static DEFINE_PER_CPU(struct wp_lat_stash, wp_lat_stash);
 
 /* Waking: claim a slot for @p and stamp it (one wakeup in the period). */
-static notrace struct wp_lat_slot *wp_lat_insert(unsigned int pol,
+static notrace struct wp_lat_slot *wp_lat_insert(struct wakeplace_policy *pol,
 						 struct task_struct *p,
 						 int prev, int row)
 {
+	struct wp_cg_table *cgt;
+	u32 cgser = 0;
+	int cgi = 0;
 	unsigned int period = READ_ONCE(wp_lat_period);
 	unsigned int *cd = this_cpu_ptr(&wp_lat_countdown);
 	unsigned long key = (unsigned long)p, k0, k1, seen;
@@ -194,6 +204,21 @@ static notrace struct wp_lat_slot *wp_lat_insert(unsigned int pol,
 	*cd = 0;
 	if (key & WP_LAT_FLAGS)
 		return NULL;
+	/*
+	 * A task in an assigned cgroup: its assignment's policy is the one
+	 * that places it (the hook confirms that), and the assignment counts
+	 * it too.
+	 */
+	cgt = rcu_dereference_sched(wp_cg_tab);
+	if (cgt) {
+		cgi = wp_cg_lookup(cgt, p);
+		if (cgi >= 0) {
+			pol = cgt->pol[cgi];
+			cgser = cgt->serial[cgi];
+		} else {
+			cgi = 0;
+		}
+	}
 	pair = &wp_lat_tab[hash_ptr(p, wp_lat_bits) & ~1U];
 	k0 = READ_ONCE(pair[0].key);
 	k1 = READ_ONCE(pair[1].key);
@@ -222,8 +247,10 @@ static notrace struct wp_lat_slot *wp_lat_insert(unsigned int pol,
 	s->t0 = local_clock();
 	s->prev = prev;
 	s->placed = -1;
-	s->pol = pol;
+	s->pol = wp_policy_index(pol);
 	s->outcome = row;
+	s->cgi = cgi;
+	s->cgser = cgser;
 	/* Publish the fields with the key (wp_lat_find() acquires it). */
 	smp_store_release(&s->key, key);
 	return s;
@@ -287,7 +314,7 @@ static notrace void wp_lat_probe_waking(void *data, struct task_struct *p)
 			 !READ_ONCE(p->on_cpu) && p->nr_cpus_allowed > 1 &&
 			 !p->migration_disabled;
 	}
-	s = wp_lat_insert(wp_policy_index(pol), p, task_cpu(p),
+	s = wp_lat_insert(pol, p, task_cpu(p),
 			  placed ? WP_OUT_HANDBACK : WP_LAT_UNPLACED);
 	if (s && placed) {
 		st->slot = s;
@@ -418,6 +445,37 @@ static __always_inline u64 wp_lat_test_bias(unsigned int pi, u64 lat)
 /* The tracepoint prints the unplaced row as 8 (trace.h). */
 static_assert(WP_LAT_UNPLACED == 8);
 
+/*
+ * The same wakeup, for its cgroup assignment if it still exists: quality
+ * and a coarser histogram (the cgroup_stats and cgroup_latency_hist files).
+ */
+static notrace void wp_lat_account_cg(unsigned int cgi, u32 cgser,
+				      unsigned long key, u64 lat, int row)
+{
+	struct wp_cg_table *t = rcu_dereference_sched(wp_cg_tab);
+	struct wp_cg_counters *c;
+	int i;
+
+	if (!t)
+		return;
+	i = wp_cg_find_serial(t, cgi, cgser);
+	if (i < 0)
+		return;
+	c = this_cpu_ptr(t->cnt[i]);
+	if (row == WP_LAT_UNPLACED) {
+		c->v[WP_CGC_UNPLACED]++;
+		return;
+	}
+	c->v[WP_CGC_TRACKED]++;
+	c->lat[wp_lat_bucket(lat) >> WP_CG_LAT_SHIFT]++;
+	if (key & WP_LAT_STACKED)
+		c->v[WP_CGC_STACKED]++;
+	if (key & WP_LAT_MISSED)
+		c->v[WP_CGC_MISSED]++;
+	if (key & WP_LAT_DOUBLE)
+		c->v[WP_CGC_DOUBLE]++;
+}
+
 static notrace void wp_lat_account(struct task_struct *p, int cpu,
 				   unsigned long key, u64 lat, int prev,
 				   int placed, unsigned int pi, int row)
@@ -468,8 +526,9 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	struct wp_lat_slot *s;
 	unsigned long k;
 	int sprev, placed, row, cpu = smp_processor_id();
-	unsigned int pi;
-	u64 t0, now;
+	unsigned int pi, cgi;
+	u32 cgser;
+	u64 t0, now, lat;
 
 	wp_test_count(WP_C_PROBE_HITS);
 	if (a->pending == next)
@@ -484,6 +543,8 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	placed = s->placed;
 	pi = s->pol;
 	row = s->outcome;
+	cgi = s->cgi;
+	cgser = s->cgser;
 	/* Taken over since we read the key: the fields may be another's. */
 	if (cmpxchg(&s->key, k, 0) != k)
 		return;
@@ -497,8 +558,10 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	if ((unsigned int)placed < nr_cpu_ids && placed != cpu)
 		cmpxchg(&per_cpu_ptr(&wp_arrival, placed)->pending, next, NULL);
 	now = local_clock();
-	wp_lat_account(next, cpu, k, now > t0 ? now - t0 : 0, sprev, placed,
-		       pi, row);
+	lat = now > t0 ? now - t0 : 0;
+	wp_lat_account(next, cpu, k, lat, sprev, placed, pi, row);
+	if (cgser)
+		wp_lat_account_cg(cgi, cgser, k, wp_lat_test_bias(pi, lat), row);
 }
 
 static void wp_lat_find_tp(struct tracepoint *tp, void *priv)
@@ -596,19 +659,20 @@ static void wp_lat_pol_drop(struct wp_lat_pol *lp)
 	call_rcu(&h->rcu, wp_lat_hists_free_rcu);
 }
 
-/* Make room for one more: evict the least recently prepared but @keep. */
+/*
+ * Make room for one more: evict the least recently prepared but @keep and
+ * the policies in use (active, shadow, assigned to a cgroup: wp_hold()),
+ * which keep theirs however many they are.
+ */
 static void wp_lat_evict(unsigned int keep)
 {
-	struct wakeplace_policy *act;
-	unsigned int i, n = 0, victim = UINT_MAX, a;
+	unsigned int i, n = 0, victim = UINT_MAX;
 
-	act = rcu_dereference_protected(wp_active, lockdep_is_held(&wp_mutex));
-	a = act ? wp_policy_index(act) : UINT_MAX;
 	for (i = 0; i < wp_nr_policies; i++) {
 		if (!rcu_access_pointer(wp_lat_pols[i].h))
 			continue;
 		n++;
-		if (i == keep || i == a)
+		if (i == keep || wp_policies[i]->holders)
 			continue;
 		if (victim == UINT_MAX ||
 		    wp_lat_pols[i].used < wp_lat_pols[victim].used)
@@ -729,6 +793,7 @@ size_t wp_lat_mem(struct wakeplace_policy *pol, unsigned int *ncpus)
 int wp_lat_set_period(unsigned int n)
 {
 	struct wakeplace_policy *act;
+	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(&wp_mutex);
@@ -740,13 +805,16 @@ int wp_lat_set_period(unsigned int n)
 		return 0;
 	}
 	/*
-	 * The active policy's histograms exist before the first wakeup is
-	 * stamped: otherwise its first wakeups would be counted in its
-	 * stats but not in its histograms.
+	 * The histograms of the policies in use (active, shadow, assigned)
+	 * exist before the first wakeup is stamped: otherwise their first
+	 * wakeups would be counted in their stats but not in histograms.
 	 */
 	act = rcu_dereference_protected(wp_active, lockdep_is_held(&wp_mutex));
 	if (act)
 		wp_lat_alloc(act);
+	for (i = 0; i < wp_nr_policies; i++)
+		if (wp_policies[i] != act && wp_policies[i]->holders)
+			wp_lat_alloc(wp_policies[i]);
 	if (!READ_ONCE(wp_lat_period)) {
 		ret = wp_lat_probes_on();
 		if (ret)

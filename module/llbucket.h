@@ -30,6 +30,15 @@
 				 WP_LAT_HALF + WP_LAT_HALF)
 #define WP_LAT_TAG		"L6ns"
 
+/*
+ * The coarse histogram of a cgroup assignment (cgroup_latency_hist): one
+ * bucket for each run of 1 << WP_CG_LAT_SHIFT of the module's, index
+ * wp_lat_bucket(v) >> WP_CG_LAT_SHIFT.  Runs never straddle a power of
+ * two (32 buckets each, and the 64 one-ns ones): 4 per power of two.
+ */
+#define WP_CG_LAT_SHIFT		3
+#define WP_CG_LAT_BUCKETS	(WP_LAT_BUCKETS >> WP_CG_LAT_SHIFT)
+
 /* The bucket of @v ns, uncapped (inline, so notrace in the kernel). */
 static inline unsigned int wp_ll_index(__u64 v)
 {

@@ -182,38 +182,75 @@ static notrace int wp_cg_find(const struct wp_cg_table *t,
 }
 
 /**
- * wp_cg_policy() - the policy assigned to @p's nearest assigned cgroup.
+ * wp_cg_lookup() - the assignment of @p's nearest assigned cgroup.
+ * @t: the published table (not NULL).
  * @p: a task being woken (its pi_lock held, IRQs off).
- * @cnt: set to that assignment's counters (untouched if none).
  *
- * Called by the hook on every wakeup it sees, inside an RCU-sched read
- * side, so the task's css_set and the table stay while it runs.  Walks
- * the default-hierarchy cgroup's ancestors[] (kept in the cgroup: no
- * pointer chase per level) from the deepest, skipping levels with no
+ * Called on the wakeup path (the hook, the sched_waking probe) inside an
+ * RCU-sched read side, so the task's css_set and @t stay while it runs.
+ * Walks the default-hierarchy cgroup's ancestors[] (kept in the cgroup:
+ * no pointer chase per level) from the deepest, skipping levels with no
  * assignment; compares addresses, never follows them (cgroup.c holds a
  * reference on each until no table can name it).
  *
- * Return: the policy, or NULL when no cgroup of @p's is assigned (the
- * machine-wide policy places it).
+ * Return: the assignment's index in @t, or -1 when no cgroup of @p's is
+ * assigned (the machine-wide policy places it).
  */
-notrace struct wakeplace_policy *
-wp_cg_policy(struct task_struct *p, struct wp_cg_counters __percpu **cnt)
+notrace int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p)
 {
-	struct wp_cg_table *t = rcu_dereference_sched(wp_cg_tab);
-	struct cgroup *cg;
+	struct cgroup *cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
 	int level, i;
 
-	if (!t)
-		return NULL;
-	cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
 	for (level = min(cg->level, t->max_level); level >= 0; level--) {
 		if (!(t->levels & wp_cg_level_bit(level)))
 			continue;
 		i = wp_cg_find(t, cg->ancestors[level]);
-		if (i >= 0) {
-			*cnt = t->cnt[i];
-			return t->pol[i];
-		}
+		if (i >= 0)
+			return i;
 	}
-	return NULL;
+	return -1;
+}
+
+/**
+ * wp_cg_find_serial() - the index in @t of the assignment numbered
+ * @serial, which was at index @i of the table it was looked up in.
+ * @t: the published table (not NULL).
+ * @i: the index it had.
+ * @serial: its serial number.
+ *
+ * Wakeup path (the sched_switch probe, a tracked wakeup only).
+ *
+ * Return: the index, or -1 when the assignment is gone.
+ */
+notrace int wp_cg_find_serial(const struct wp_cg_table *t, unsigned int i,
+			      u32 serial)
+{
+	unsigned int j;
+
+	if (i < t->nr && t->serial[i] == serial)
+		return i;
+	/* The table was rebuilt since: the assignment may have moved. */
+	for (j = 0; j < t->nr; j++)
+		if (t->serial[j] == serial)
+			return j;
+	return -1;
+}
+
+struct wp_shadow_scope __rcu *wp_sh_scope;
+
+/**
+ * wp_cg_in_scope() - is @p in the shadow's scope?
+ * @sc: the published scope (not NULL).
+ * @p: a task being woken, inside an RCU-sched read side.
+ *
+ * Return: true when @p's default-hierarchy cgroup is @sc's cgroup or
+ * below it.
+ */
+notrace bool wp_cg_in_scope(const struct wp_shadow_scope *sc,
+			    struct task_struct *p)
+{
+	struct cgroup *cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
+
+	return sc->cg && cg->level >= sc->level &&
+	       cg->ancestors[sc->level] == sc->cg;
 }

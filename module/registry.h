@@ -8,6 +8,7 @@
 
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include "llbucket.h"
 #include "wakeplace.h"
 
 /* The most cgroup assignments at once (the cgroups_max file). */
@@ -27,24 +28,36 @@ extern struct mutex wp_mutex;
 extern struct wakeplace_policy __rcu *wp_active;
 extern struct wakeplace_policy __rcu *wp_shadow;
 
-/* Per assignment, per CPU: what became of its tasks' wakeups. */
+/*
+ * Per assignment, per CPU: what became of its tasks' wakeups (the hook),
+ * then the quality of its tracked ones (latency.c, at switch-in, while
+ * measurement is on), as in stats/<policy>.
+ */
 enum wp_cg_count {
 	WP_CGC_WAKEUPS,		/* seen by the hook */
 	WP_CGC_REDIRECTED,	/* placed by the assignment's policy */
 	WP_CGC_HANDED_BACK,	/* declined by it: the kernel placed */
 	WP_CGC_OUT,		/* WP_OUT_NR outcomes of the redirected */
-	WP_CGC_NR = WP_CGC_OUT + WP_OUT_NR,
+	WP_CGC_TRACKED = WP_CGC_OUT + WP_OUT_NR,
+	WP_CGC_UNPLACED,
+	WP_CGC_STACKED,
+	WP_CGC_MISSED,
+	WP_CGC_DOUBLE,
+	WP_CGC_NR,
 };
 
 struct wp_cg_counters {
 	u64 v[WP_CGC_NR];
+	u64 lat[WP_CG_LAT_BUCKETS];	/* llbucket.h's coarse buckets */
 };
 
 /*
  * The cgroup assignments as the wakeup path reads them (cgroup.c writes
  * them under wp_mutex): the assigned cgroups' addresses, sorted, with
- * their policies and counters.  Published under RCU, freed after a grace
- * period; NULL when there is none.
+ * their policies, counters and serial numbers (a tracked wakeup names its
+ * assignment by index and serial: an index reused by a later table for
+ * another assignment does not match).  Published under RCU, freed after a
+ * grace period; NULL when there is none.
  */
 struct wp_cg_table {
 	struct rcu_head rcu;
@@ -54,6 +67,7 @@ struct wp_cg_table {
 	struct cgroup *cg[WP_CG_MAX];
 	struct wakeplace_policy *pol[WP_CG_MAX];
 	struct wp_cg_counters __percpu *cnt[WP_CG_MAX];
+	u32 serial[WP_CG_MAX];
 };
 
 extern struct wp_cg_table __rcu *wp_cg_tab;
@@ -64,8 +78,23 @@ static inline unsigned long wp_cg_level_bit(int level)
 	return BIT(min_t(int, level, BITS_PER_LONG - 1));
 }
 
-struct wakeplace_policy *wp_cg_policy(struct task_struct *p,
-				      struct wp_cg_counters __percpu **cnt);
+int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p);
+int wp_cg_find_serial(const struct wp_cg_table *t, unsigned int i, u32 serial);
+
+/*
+ * The shadow's scope (the shadow_cgroup file): NULL, every wakeup the
+ * shadow sees; else only those of tasks in @cg or below it.  @cg NULL:
+ * the cgroup was removed, the shadow compares nothing.
+ */
+struct wp_shadow_scope {
+	struct rcu_head rcu;
+	struct cgroup *cg;
+	int level;
+};
+
+extern struct wp_shadow_scope __rcu *wp_sh_scope;
+
+bool wp_cg_in_scope(const struct wp_shadow_scope *sc, struct task_struct *p);
 
 /* fair_sched_class, compared with p->sched_class; set by wp_hook_init(). */
 extern const void *wp_fair_class;

@@ -225,6 +225,21 @@ static ssize_t cgroups_max_show(struct kobject *k, struct kobj_attribute *a,
 	return sysfs_emit(buf, "%u\n", WP_CG_MAX);
 }
 
+static ssize_t shadow_cgroup_show(struct kobject *k, struct kobj_attribute *a,
+				  char *buf)
+{
+	return wp_cg_shadow_show(buf);
+}
+
+static ssize_t shadow_cgroup_store(struct kobject *k,
+				   struct kobj_attribute *a,
+				   const char *buf, size_t count)
+{
+	int ret = wp_cg_shadow_write(buf);
+
+	return ret ? ret : count;
+}
+
 /*
  * Text files longer than a page (latency_hist/<policy>, cgroups,
  * cgroup_stats) are binary attributes that read text: @show writes it
@@ -297,7 +312,15 @@ static ssize_t cgroup_stats_show(struct wp_textattr *ta, char *buf,
 	return wp_cg_stats_show(buf, size);
 }
 
-/* Line sizes: "ID POLICY STATE PATH" and "ID" with 11 "key value" pairs. */
+static ssize_t cgroup_lat_show(struct wp_textattr *ta, char *buf, size_t size)
+{
+	return wp_cg_lat_show(buf, size);
+}
+
+/*
+ * Line sizes: "ID POLICY STATE PATH"; "ID" with 16 "key value" pairs;
+ * "ID L6ns" with up to WP_CG_LAT_BUCKETS ";IDX:COUNT".
+ */
 static struct wp_textattr wp_cg_attrs[] = {
 	{
 		.ba = {
@@ -313,8 +336,16 @@ static struct wp_textattr wp_cg_attrs[] = {
 			.attr = { .name = "cgroup_stats", .mode = 0444 },
 			.read = wp_text_read,
 		},
-		.size = WP_CG_MAX * 512,
+		.size = WP_CG_MAX * 768,
 		.show = cgroup_stats_show,
+	},
+	{
+		.ba = {
+			.attr = { .name = "cgroup_latency_hist", .mode = 0444 },
+			.read = wp_text_read,
+		},
+		.size = WP_CG_MAX * (32 + WP_CG_LAT_BUCKETS * 26),
+		.show = cgroup_lat_show,
 	},
 };
 
@@ -324,6 +355,7 @@ static struct kobj_attribute wp_attrs[] = {
 	__ATTR_RO(available_policies),
 	__ATTR(policy, 0644, policy_show, policy_store),
 	__ATTR(shadow, 0644, shadow_show, shadow_store),
+	__ATTR(shadow_cgroup, 0644, shadow_cgroup_show, shadow_cgroup_store),
 	__ATTR_RO(state),
 	__ATTR_RO(counters),
 	__ATTR_RO(hook),

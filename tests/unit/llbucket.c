@@ -90,6 +90,26 @@ static void test_tiling(void)
 	     "bucket 895 ends at 2^32");
 }
 
+/*
+ * A cgroup assignment's coarse buckets (runs of 8): every run within one
+ * width, so the middle index printed for it stands for the whole run.
+ */
+static void test_coarse(void)
+{
+	unsigned int r, i, bad = 0;
+	unsigned int run = 1U << WP_CG_LAT_SHIFT;
+
+	for (r = 0; r < WP_CG_LAT_BUCKETS; r++)
+		for (i = r * run + 1; i < (r + 1) * run; i++)
+			if (wp_lat_width(i) != wp_lat_width(r * run))
+				bad++;
+	is_u(WP_CG_LAT_BUCKETS * run, WP_LAT_BUCKETS,
+	     "the coarse buckets tile the module's exactly");
+	is_u(bad, 0, "no run of 8 straddles a change of width");
+	is_u(wp_lat_bucket(1000) >> WP_CG_LAT_SHIFT, 23,
+	     "1000 ns is in coarse bucket 23 (module bucket 190)");
+}
+
 static void test_percentile(void)
 {
 	u64 *b = calloc(WP_LAT_BUCKETS, sizeof(*b));
@@ -200,6 +220,7 @@ int main(void)
 {
 	test_points();
 	test_tiling();
+	test_coarse();
 	test_percentile();
 	test_text();
 	return tap_done();
