@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: cgroup assignment churn: assignments changed, nested ones set and unset, a task pair moved between cgroups, assigned cgroups created and removed, the machine-wide policy switched, a CPU taken offline and back, all under load; every traced pick of a covered task is by an assigned policy of its cgroup, never the machine-wide one, and an uncovered task's only by the machine-wide one; changes counted exactly, no correction, no revert
+# desc: cgroup assignment churn: assignments changed, nested ones set and unset, a task pair moved between cgroups, assigned cgroups created and removed, the machine-wide policy switched, the shadow's cgroup scope moved (once onto a cgroup then removed), a CPU taken offline and back, all under load with latency tracking on; every traced pick of a covered task is by an assigned policy of its cgroup, never the machine-wide one, and an uncovered task's only by the machine-wide one; changes counted exactly, no correction, no revert
 # requires: module topo=llc2
 #
 # Long version: tests/stress/cases/907-cgroup-churn.sh (key "cgchurn").
@@ -74,6 +74,12 @@ done
 assign a "${A_POLS[0]}"
 assign b "${B_POLS[0]}"
 sysw "$WP_S/policy" "${M_POLS[0]}" || fail "policy ${M_POLS[0]} refused"
+# Measurement on (the sched_waking lookup of each tracked wakeup's
+# assignment), and a shadow whose scope moves: neither places anything.
+SCOPES=(/wp712/a /wp712/b /wp712/a/n none)
+sysw "$WP_S/shadow_cgroup" /wp712/a || fail "shadow_cgroup refused"
+sysw "$WP_S/shadow" prevsmt || fail "shadow prevsmt refused"
+sysw "$WP_S/latency_sample" 1 || fail "latency_sample refused"
 wp_hook_settle
 c0=$(counter cgroup_changes) changes=0
 cor0=$(counter corrected)
@@ -99,7 +105,9 @@ while st_more; do
 		done
 		moves=$((moves + 1)) ;;
 	9) sysw "$WP_S/policy" "${M_POLS[RANDOM % ${#M_POLS[@]}]}" ||
-		st_bad "machine-wide switch refused" ;;
+		st_bad "machine-wide switch refused"
+		sysw "$WP_S/shadow_cgroup" "${SCOPES[RANDOM % ${#SCOPES[@]}]}" ||
+			st_bad "shadow_cgroup refused" ;;
 	esac
 	if [ ${#HP[@]} -gt 0 ] && ((ST_ITER % 40 == 20)); then
 		if [ -n "$offcpu" ]; then
@@ -118,7 +126,8 @@ while st_more; do
 	fi
 	# An assigned cgroup removed now and then: its assignment goes.
 	if ((ST_ITER % 100 == 99)); then
-		mkdir $top/tmp && assign tmp "${A_POLS[0]}" && rmdir $top/tmp &&
+		mkdir $top/tmp && assign tmp "${A_POLS[0]}" &&
+			sysw "$WP_S/shadow_cgroup" /wp712/tmp && rmdir $top/tmp &&
 			removed=$((removed + 1)) || st_bad "tmp cgroup cycle failed"
 		unset 'CUR[tmp]'
 	fi
@@ -141,6 +150,13 @@ got=$(( $(counter cgroup_changes) - c0 ))
 [ -z "$res" ] || st_bad "$res"
 st_checked "${checked:-0}"
 [ "${checked:-0}" -gt 0 ] || st_bad "no pick of the test's tasks traced"
+
+# The assignments still in place measured their tasks' wakeups.
+tr=$(awk '{ for (i = 2; i < NF; i += 2) if ($i == "tracked") s += $(i + 1) } END { print s + 0 }' "$WP_S/cgroup_stats")
+[ "$tr" -gt 0 ] || st_bad "no tracked wakeup in cgroup_stats after the churn"
+log "tracked wakeups of the assignments left: $tr; shadow scope at the end: $(cat "$WP_S/shadow_cgroup")"
+sysw "$WP_S/latency_sample" 0 || st_bad "latency_sample 0 refused"
+sysw "$WP_S/shadow" off || st_bad "shadow off refused"
 
 [ "$(counter corrected)" = "$cor0" ] ||
 	st_bad "corrected picks: $(( $(counter corrected) - cor0 ))"
