@@ -296,6 +296,26 @@ static void wp_cg_clear_locked(void)
 	}
 }
 
+/*
+ * The cgroup at @in (a path from the cgroup2 root, as the cgroups file
+ * takes it), referenced, into *@cgrp; @in normalised into @path
+ * (WP_CG_PATH bytes).  Sleeps and takes the kernel's cgroup locks: call it
+ * before taking wp_mutex.
+ */
+static int wp_cg_get(const char *in, char *path, struct cgroup **cgrp)
+{
+	struct cgroup *cg;
+	int ret = wp_parse_cgroup_path(in, path, WP_CG_PATH);
+
+	if (ret)
+		return ret;
+	cg = cgroup_get_from_path(path);
+	if (IS_ERR(cg))
+		return PTR_ERR(cg);
+	*cgrp = cg;
+	return 0;
+}
+
 /**
  * wp_cg_write() - one command written to the cgroups file.
  * @buf: "PATH POLICY" (assign; PATH from the cgroup2 root), "PATH unset",
@@ -335,9 +355,6 @@ int wp_cg_write(const char *buf)
 	}
 	*sp = '\0';
 	name = sp + 1;
-	ret = wp_parse_cgroup_path(strim(line), path, WP_CG_PATH);
-	if (ret)
-		goto out;
 	if (strcmp(name, "unset")) {
 		pol = wp_policy_find(name);
 		if (!pol) {
@@ -345,12 +362,9 @@ int wp_cg_write(const char *buf)
 			goto out;
 		}
 	}
-	/* Sleeps and takes the kernel's cgroup locks: before wp_mutex. */
-	cgrp = cgroup_get_from_path(path);
-	if (IS_ERR(cgrp)) {
-		ret = PTR_ERR(cgrp);
+	ret = wp_cg_get(strim(line), path, &cgrp);
+	if (ret)
 		goto out;
-	}
 	mutex_lock(&wp_mutex);
 	if (wp_cg_dead)
 		ret = -ENODEV;
@@ -550,21 +564,14 @@ int wp_cg_shadow_write(const char *buf)
 	}
 	line = strim(cmd);
 	if (strcmp(line, "none")) {
-		ret = wp_parse_cgroup_path(line, path, WP_CG_PATH);
-		if (ret)
-			goto out;
 		sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 		if (!sc) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		/* Sleeps and takes the kernel's cgroup locks: before wp_mutex. */
-		cgrp = cgroup_get_from_path(path);
-		if (IS_ERR(cgrp)) {
-			ret = PTR_ERR(cgrp);
-			cgrp = NULL;
+		ret = wp_cg_get(line, path, &cgrp);
+		if (ret)
 			goto out;
-		}
 	}
 	mutex_lock(&wp_mutex);
 	if (wp_cg_dead) {
