@@ -62,7 +62,7 @@
 #define NAME_MAX_LEN	32
 #define MAX_DETAILS	20
 
-enum kind { K_POLICY, K_SHADOW, K_RESET, K_INT, K_UINT, K_CGROUPS };
+enum kind { K_POLICY, K_SHADOW, K_RESET, K_INT, K_UINT, K_CGROUPS, K_SCOPE };
 enum expect { E_OK, E_FAIL, E_EITHER, E_NOOP };
 
 struct target {
@@ -257,6 +257,35 @@ static enum expect oracle_cgroups(const char *in, size_t len)
 	return E_EITHER;
 }
 
+/*
+ * shadow_cgroup: "none", or a path from the cgroup2 root (whether it
+ * exists is the file system's business: either answer).  A regular sysfs
+ * file: more than a page is refused before the module sees it.
+ */
+static enum expect oracle_scope(const char *in, size_t len, char *val,
+				size_t vlen)
+{
+	static char buf[FUZZ_MAX + 16];
+	char *b, *e;
+
+	if (len > 4096)
+		return E_FAIL;
+	if (memchr(in, '\0', len))
+		return E_EITHER;	/* the module reads up to the NUL */
+	memcpy(buf, in, len);
+	buf[len] = '\0';
+	for (b = buf; kspace(*b); b++)
+		;
+	for (e = b + strlen(b); e > b && kspace(e[-1]); e--)
+		;
+	*e = '\0';
+	if (!strcmp(b, "none")) {
+		snprintf(val, vlen, "none");
+		return E_OK;
+	}
+	return *b == '/' ? E_EITHER : E_FAIL;
+}
+
 static enum expect oracle(const struct target *t, const char *in, size_t len,
 			  char *val, size_t vlen)
 {
@@ -314,6 +343,8 @@ static enum expect oracle(const struct target *t, const char *in, size_t len,
 		return E_EITHER;
 	case K_CGROUPS:
 		return oracle_cgroups(in, len);
+	case K_SCOPE:
+		return oracle_scope(in, len, val, vlen);
 	}
 	return E_FAIL;
 }
@@ -323,6 +354,9 @@ static bool errno_ok(const struct target *t, int err)
 	if (t->kind == K_CGROUPS)
 		return err == EINVAL || err == ENOENT || err == ENOTDIR ||
 		       err == ENAMETOOLONG || err == ENOSPC;
+	if (t->kind == K_SCOPE)
+		return err == EINVAL || err == ENOENT || err == ENOTDIR ||
+		       err == ENAMETOOLONG || err == E2BIG;
 	return err == EINVAL || (t->kind == K_UINT && err == ERANGE);
 }
 
@@ -354,6 +388,9 @@ static bool valid_value(const struct target *t, const char *v)
 	case K_RESET:
 	case K_CGROUPS:
 		return true;
+	case K_SCOPE:
+		return !strcmp(v, "none") || v[0] == '/' ||
+		       !strncmp(v, "removed /", 9);
 	}
 	return false;
 }
@@ -561,6 +598,9 @@ static void a_valid(const struct target *t, char *b, size_t *len)
 		*len = (size_t)sprintf(b, "%s", rn(4) == 0 ? "clear" :
 				       rn(3) == 0 ? "/ unset" : "/ stock");
 		break;
+	case K_SCOPE:
+		*len = (size_t)sprintf(b, "%s", rn(2) ? "none" : "/");
+		break;
 	case K_INT:
 	case K_UINT: {
 		long long span = t->max - t->min;
@@ -749,6 +789,8 @@ static int classify(const char *rel)
 		return add_target(sysdir, rel, K_INT, 0, 65536);
 	if (!strcmp(rel, "cgroups"))
 		return add_target(sysdir, rel, K_CGROUPS, 0, 0);
+	if (!strcmp(rel, "shadow_cgroup"))
+		return add_target(sysdir, rel, K_SCOPE, 0, 0);
 	if (sscanf(rel, "policies/%31[^/]/%31s", pol, tun) == 2 &&
 	    !strchr(tun, '/') && is_name(pol)) {
 		snprintf(rel2, sizeof(rel2), "policies/%s/tunables", pol);
@@ -955,6 +997,8 @@ static void sequential(int per_file)
 			failure("%s: cannot restore '%s'", t->rel, orig);
 		if (t->kind == K_CGROUPS && write_once(t->path, "clear", 5) < 0)
 			failure("%s: cannot clear", t->rel);
+		if (t->kind == K_SCOPE && write_once(t->path, "none", 4) < 0)
+			failure("%s: cannot reset to none", t->rel);
 		check_tree(t->rel);
 		t->failures = nfail - f0;
 		printf("file %s inputs %ld ok %ld refused %ld noop %ld failures %ld\n",
