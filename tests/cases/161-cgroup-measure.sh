@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: measurement per cgroup assignment: with latency tracking on, each assignment counts its tasks' tracked wakeups (quality keys of cgroup_stats, a histogram in cgroup_latency_hist), a stock assignment's wakeups are stock's (not the machine-wide policy's handback row) even with the hook on; the shadow scoped to one cgroup compares only that cgroup's wakeups, compares nothing once the cgroup is removed, and bad scopes are refused
-# requires: module
+# requires: module topo=llc2
 . "$WP_TESTS/lib.sh"
 
 cg_tree wp161 lat other sc
