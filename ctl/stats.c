@@ -1136,7 +1136,7 @@ static void report_interval(const struct stats_args *a, int k,
 	view_free(&v);
 	fflush(stdout);
 }
-static void sleep_until(double t)
+void sleep_until(double t)
 {
 	struct timespec ts;
 
@@ -1159,8 +1159,12 @@ int cmd_stats_show(int argc, char **argv)
 	struct snapshot *cur = &snap[0], *prev = &snap[1], *tmp;
 	double start;
 	uint64_t k;
-	int rc;
+	int i, rc;
 
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--cgroup") ||
+		    !strncmp(argv[i], "--cgroup=", 9))
+			return cgroup_stats_show(argc, argv);
 	rc = parse_stats_args(argc, argv, &a);
 	if (rc)
 		return rc;

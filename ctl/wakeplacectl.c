@@ -48,6 +48,7 @@ static const struct command stats_cmds[] = {
 	{ "period", cmd_stats_period },
 	{ "latency", cmd_stats_latency },
 	{ "latency-sample", cmd_stats_latency_sample },
+	{ "cgroups", cmd_stats_cgroups },
 	{ "help", NULL },
 	{ NULL, NULL },
 };

@@ -132,11 +132,25 @@ int cgroup_list(void);
 int cmd_policy_unset(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 
+/* An assignment in effect, as cgroup_entries() lists them (cgroup.c). */
+struct cg_assignment {
+	uint64_t id;
+	char policy[WP_NAME_MAX + 1];
+	char state[16];		/* assigned, reverted */
+	char path[4096];	/* from the cgroup2 root */
+};
+int cgroup_arg(const char *arg, char *cg, uint64_t *id);
+int cgroup_find(const char *cg, uint64_t *id, char *policy, size_t plen,
+		char *state, size_t slen);
+int cgroup_entries(struct cg_assignment **out, int *n);
+
 int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
 int cmd_stats_latency_sample(int argc, char **argv);
 int cmd_stats_latency(int argc, char **argv);
+int cgroup_stats_show(int argc, char **argv);	/* cgstats.c */
+int cmd_stats_cgroups(int argc, char **argv);
 int cmd_watch(int argc, char **argv);		/* watch.c */
 
 int cmd_auto(int argc, char **argv);		/* auto.c */
