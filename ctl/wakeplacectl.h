@@ -122,6 +122,10 @@ int cmd_policy_set(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_shadow_set(int argc, char **argv);
 int cmd_shadow_show(int argc, char **argv);
+int cmd_shadow_off(int argc, char **argv);
+void read_shadow_scope(char *buf, size_t len);
+void j_shadow_scope(const char *scope);
+const char *scope_text(const char *scope);
 int wait_hook(void);
 int set_policy(const char *name);
 
