@@ -482,10 +482,28 @@ static int cg_write(const char *cg, const char *policy, char *why, size_t len)
 	return EX_FAIL;
 }
 
+/*
+ * Make name the policy of cgroup cg (as the module names it), printing
+ * nothing but the error; once in effect (the hook attached).
+ */
+int cgroup_assign(const char *cg, const char *name)
+{
+	char why[CG_WHY];
+	int rc;
+
+	rc = cg_write(cg, name, why, sizeof(why));
+	if (rc)
+		return fail(rc, "cannot assign %s to %s: %s", name, cg, why);
+	/* Any policy but stock places through the hook: wait until it does. */
+	if (strcmp(name, "stock"))
+		return wait_hook();
+	return 0;
+}
+
 /* policy set NAME --cgroup PATH: name is a policy of the module. */
 int cgroup_set(const char *name, const char *arg)
 {
-	char mnt[PATH_MAX], cg[PATH_MAX], why[CG_WHY];
+	char mnt[PATH_MAX], cg[PATH_MAX];
 	uint64_t id;
 	int rc;
 
@@ -494,15 +512,9 @@ int cgroup_set(const char *name, const char *arg)
 		rc = cg_arg(arg, mnt, cg, &id);
 	if (rc)
 		return rc;
-	rc = cg_write(cg, name, why, sizeof(why));
+	rc = cgroup_assign(cg, name);
 	if (rc)
-		return fail(rc, "cannot assign %s to %s: %s", name, cg, why);
-	/* Any policy but stock places through the hook: wait until it does. */
-	if (strcmp(name, "stock")) {
-		rc = wait_hook();
-		if (rc)
-			return rc;
-	}
+		return rc;
 	if (g.verbose && !g.json)
 		printf("cgroup %s: %s\n", cg, name);
 	if (g.json) {

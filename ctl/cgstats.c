@@ -653,6 +653,8 @@ static int cg_stats_run(const struct cg_args *a)
 		if (rc)
 			return rc;
 	}
+	if (a->interval)
+		measure_on();	/* before the first read: whole intervals */
 	rc = cgsnap_take(cur);
 	if (rc)
 		goto out;
@@ -669,7 +671,6 @@ static int cg_stats_run(const struct cg_args *a)
 		rc = report(one, id, 0, cur, NULL);
 		goto out;
 	}
-	measure_on();
 	catch_signals();
 	if (g.json) {
 		j_num("interval", a->interval, 3);
@@ -679,6 +680,7 @@ static int cg_stats_run(const struct cg_args *a)
 		}
 		j_arr("samples");
 	}
+	verbose("sampled 0");
 	start = cur->t;
 	for (k = 1; !a->count || k <= a->count; k++) {
 		sleep_until(start + k * a->interval);
@@ -692,11 +694,10 @@ static int cg_stats_run(const struct cg_args *a)
 			rc = report(one, id, k, cur, prev);
 		if (rc)
 			break;
+		verbose("sampled %llu", (unsigned long long)k);
 	}
-	measure_restore();
-	if (g.json && rc)
-		g.json_keep = false;
 out:
+	measure_restore();
 	cgsnap_free(&snap[0]);
 	cgsnap_free(&snap[1]);
 	return rc;

@@ -222,7 +222,7 @@ void help_object(const char *obj)
 "                         [--epoch SECONDS] [--margin PCT] [--drift PCT]\n"
 "                         [--explore N] [--recheck N] [--min-samples N]\n"
 "                         [--epochs N] [--fallback POLICY] [--state FILE]\n"
-"                         [--daemon]\n"
+"                         [--cgroup PATH] [--daemon]\n"
 "\n"
 "Measure the candidates (default: stock and every policy without\n"
 "tunables but mirror) in epochs of --epoch seconds (default 2) by\n"
@@ -238,7 +238,9 @@ void help_object(const char *obj)
 "leaves the policy on --fallback (default stock).  -j: one JSON object a\n"
 "line per epoch and decision.  --daemon: messages to stderr for the\n"
 "journal.  The state file (default %s, or $WAKEPLACE_AUTO_STATE)\n"
-"tells `wakeplacectl status` that auto is in charge.\n",
+"tells `wakeplacectl status` that auto is in charge.  --cgroup PATH:\n"
+"try the candidates as that cgroup's policy (policy set --cgroup), judge\n"
+"them on its cgroup_latency_hist, and leave --fallback assigned to it.\n",
 "/run/wakeplace/auto.state");
 	else if (!strcmp(obj, "apply"))
 		printf(

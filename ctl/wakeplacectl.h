@@ -144,6 +144,7 @@ struct cg_assignment {
 	char path[4096];	/* from the cgroup2 root */
 };
 int cgroup_arg(const char *arg, char *cg, uint64_t *id);
+int cgroup_assign(const char *cg, const char *name);
 int cgroup_find(const char *cg, uint64_t *id, char *policy, size_t plen,
 		char *state, size_t slen);
 int cgroup_entries(struct cg_assignment **out, int *n);
