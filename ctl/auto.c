@@ -23,8 +23,10 @@
  * With --cgroup PATH the candidates are tried as that cgroup's assignment
  * (the cgroups file) and judged on its row of cgroup_latency_hist, with
  * the same rule and guardrail; the exit leaves the fallback assigned to
- * the cgroup.  That histogram is the assignment's, not the policy's: the
- * wakeups in flight at a switch count to the next candidate.
+ * the cgroup.  That histogram is the assignment's, not the policy's: after
+ * a switch auto waits a quarter epoch (at most 250 ms) before the epoch
+ * starts, so that the wakeups in flight under the last policy are not
+ * counted to the next.
  *
  * Values are kept as logarithms (ln of the latency; -ln of the rate), lower
  * is better: a margin is a ratio, and the spread of p99 across epochs is
@@ -516,6 +518,14 @@ static int run_epoch(struct auto_run *r, int a, double *v, uint64_t *n)
 		if (rc)
 			return rc;
 		r->cur = a;
+		/*
+		 * A cgroup's histogram is the assignment's: let the wakeups
+		 * in flight under the last policy land before the epoch.
+		 */
+		if (r->cg[0] && !nap(now_mono() + fmin(r->c.epoch / 4, 0.25)))
+			return need_module();
+		if (stop_flag)
+			return 0;
 	}
 	memset(h0, 0, sizeof(h0));
 	memset(h1, 0, sizeof(h1));
