@@ -20,6 +20,14 @@
  * deterministic (testable), and leaves a plain exploit phase in which
  * drift and the guardrail can be watched without exploration noise.
  *
+ * With --cgroup PATH the candidates are tried as that cgroup's assignment
+ * (the cgroups file) and judged on its row of cgroup_latency_hist, with
+ * the same rule and guardrail; the exit leaves the fallback assigned to
+ * the cgroup.  That histogram is the assignment's, not the policy's: after
+ * a switch auto waits a quarter epoch (at most 250 ms) before the epoch
+ * starts, so that the wakeups in flight under the last policy are not
+ * counted to the next.
+ *
  * Values are kept as logarithms (ln of the latency; -ln of the rate), lower
  * is better: a margin is a ratio, and the spread of p99 across epochs is
  * closer to log-normal than to normal.
@@ -68,6 +76,7 @@ struct auto_cfg {
 	int explore, recheck;
 	uint64_t min_samples, epochs;
 	const char *fallback, *state;
+	const char *cgroup;	/* --cgroup: as given */
 	bool daemon;
 };
 
@@ -86,6 +95,8 @@ struct auto_run {
 	uint64_t epoch;
 	char why[512];		/* the reason of the current policy */
 	struct json js;		/* -j: one object a line on stdout */
+	char cg[PATH_MAX];	/* --cgroup: as the module names it */
+	uint64_t cgid;		/* its id, from the cgroups file */
 };
 
 /* ------------------------------------------------------------------------
@@ -264,6 +275,54 @@ static bool worse_beyond(const struct arm *a, int amax, const struct arm *b,
  * sysfs: the policy, a policy's latency histogram, the state file
  */
 
+/* The row of the cgroup's assignment in cgroup_latency_hist, added to h. */
+static int read_cg_hist(const struct auto_run *r, uint64_t *h)
+{
+	const char *rel = "cgroup_latency_hist";
+	char *buf, *line, *save, *sp;
+	uint64_t id;
+	int rc;
+
+	rc = read_attr_all(rel, &buf);
+	if (rc < 0) {
+		if (!module_loaded())
+			return need_module();
+		if (rc == -ENOENT)
+			return fail(EX_FAIL, "this module has no per-cgroup latency (no %s/%s): auto --cgroup needs it; load a newer one",
+				    g.root, rel);
+		return read_err(rel, -rc);
+	}
+	rc = -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		sp = line + strcspn(line, " ");
+		if (!*sp)
+			continue;
+		*sp++ = '\0';
+		if (parse_u64(line, &id) || id != r->cgid)
+			continue;
+		rc = llh_parse_add(trim(sp), h);
+		break;
+	}
+	free(buf);
+	if (rc)
+		return fail(EX_FAIL, "no valid row for cgroup %s (id %llu) in %s/%s",
+			    r->cg, (unsigned long long)r->cgid, g.root, rel);
+	return 0;
+}
+
+/* The cgroup's assignment: 0, or an exit code (gone: an error). */
+static int cg_current(struct auto_run *r, char *pol, size_t len,
+		      char *state, size_t slen)
+{
+	int rc = cgroup_find(r->cg, &r->cgid, pol, len, state, slen);
+
+	if (rc == -ENOENT)
+		return fail(EX_FAIL, "cgroup %s has no assignment any more (unset, cleared or the cgroup removed); stopping",
+			    r->cg);
+	return rc;
+}
+
 /* The "all" row of latency_hist/<policy>, added to h. */
 static int read_hist(const char *policy, uint64_t *h)
 {
@@ -303,11 +362,20 @@ static int current_policy(char *buf, size_t len)
 	return 0;
 }
 
-static int switch_to(const char *name)
+static int switch_to(struct auto_run *r, const char *name)
 {
-	char cur[WP_NAME_MAX + 2];
+	char cur[WP_NAME_MAX + 2], st[16];
 	int err;
 
+	if (r->cg[0]) {
+		err = cgroup_assign(r->cg, name);
+		if (!err)
+			err = cg_current(r, cur, sizeof(cur), st, sizeof(st));
+		if (!err && strcmp(cur, name))
+			err = fail(EX_FAIL, "policy %s was accepted for %s but it has %s",
+				   name, r->cg, cur);
+		return err;
+	}
 	err = write_attr("policy", name);
 	if (err)
 		return module_loaded() ? write_err("policy", -err, NULL) :
@@ -350,6 +418,8 @@ static void write_state(struct auto_run *r, const char *policy)
 		r->phase == EXPLORE ? "explore" : "exploit",
 		obj_name[r->c.obj], (unsigned long long)r->epoch,
 		(long long)time(NULL), r->why);
+	if (r->cg[0])
+		fprintf(f, "cgroup %s\n", r->cg);
 	if (fclose(f) || rename(tmp, r->c.state)) {
 		say(r, 4, "cannot write %s: %s; status will not show auto",
 		    r->c.state, strerror(errno));
@@ -444,14 +514,22 @@ static int run_epoch(struct auto_run *r, int a, double *v, uint64_t *n)
 	int rc;
 
 	if (r->cur != a) {
-		rc = switch_to(name);
+		rc = switch_to(r, name);
 		if (rc)
 			return rc;
 		r->cur = a;
+		/*
+		 * A cgroup's histogram is the assignment's: let the wakeups
+		 * in flight under the last policy land before the epoch.
+		 */
+		if (r->cg[0] && !nap(now_mono() + fmin(r->c.epoch / 4, 0.25)))
+			return need_module();
+		if (stop_flag)
+			return 0;
 	}
 	memset(h0, 0, sizeof(h0));
 	memset(h1, 0, sizeof(h1));
-	rc = read_hist(name, h0);
+	rc = r->cg[0] ? read_cg_hist(r, h0) : read_hist(name, h0);
 	if (rc)
 		return rc;
 	t0 = now_mono();
@@ -459,7 +537,7 @@ static int run_epoch(struct auto_run *r, int a, double *v, uint64_t *n)
 		return need_module();
 	if (stop_flag)
 		return 0;
-	rc = read_hist(name, h1);
+	rc = r->cg[0] ? read_cg_hist(r, h1) : read_hist(name, h1);
 	if (rc)
 		return rc;
 	t1 = now_mono();
@@ -726,18 +804,31 @@ static int check_policy(struct auto_run *r, bool *changed)
 	int rc, a = r->cur;
 
 	*changed = false;
-	rc = current_policy(cur, sizeof(cur));
-	if (rc || a < 0 || !strcmp(cur, r->arm[a].name))
-		return rc;
-	if (read_attr("state", st, sizeof(st)) < 0)
-		st[0] = '\0';
-	if (strncmp(st, "reverted", 8))
-		return fail(EX_FAIL, "the policy was changed to %s behind auto's back; stopping",
-			    cur);
+	if (r->cg[0]) {
+		rc = cg_current(r, cur, sizeof(cur), st, sizeof(st));
+		if (rc || a < 0)
+			return rc;
+		if (strcmp(cur, r->arm[a].name))
+			return fail(EX_FAIL, "the policy of %s was changed to %s behind auto's back; stopping",
+				    r->cg, cur);
+		if (strcmp(st, "reverted"))
+			return 0;
+		snprintf(st, sizeof(st), "reverted for the cgroup");
+	} else {
+		rc = current_policy(cur, sizeof(cur));
+		if (rc || a < 0 || !strcmp(cur, r->arm[a].name))
+			return rc;
+		if (read_attr("state", st, sizeof(st)) < 0)
+			st[0] = '\0';
+		if (strncmp(st, "reverted", 8))
+			return fail(EX_FAIL, "the policy was changed to %s behind auto's back; stopping",
+				    cur);
+	}
 	*changed = true;
 	r->arm[a].dead = true;
 	r->arm[a].in = false;
-	r->cur = find_arm(r, cur);
+	/* a reverted assignment still names the policy: write the next one */
+	r->cur = r->cg[0] ? -1 : find_arm(r, cur);
 	r->chosen = 0;
 	decision(r, "reverted", 0, "the module reverted %s (%s): out of this run",
 		 r->arm[a].name, trim(st));
@@ -881,6 +972,13 @@ static int parse_auto_args(int argc, char **argv, struct auto_run *r,
 			if (rc)
 				return rc;
 			c->fallback = val;
+		} else if (opt_match(&i, argc, argv, "--cgroup", NULL, &val,
+				     &rc)) {
+			if (rc)
+				return rc;
+			if (c->cgroup)
+				return usage_err("--cgroup given twice");
+			c->cgroup = val;
 		} else if (opt_match(&i, argc, argv, "--state", NULL, &val,
 				     &rc)) {
 			if (rc)
@@ -896,6 +994,11 @@ static int parse_auto_args(int argc, char **argv, struct auto_run *r,
 	rc = load_policies(p);
 	if (rc)
 		return rc;
+	if (c->cgroup) {
+		rc = cgroup_arg(c->cgroup, r->cg, &r->cgid);
+		if (rc)
+			return rc;
+	}
 	rc = lookup_policy(p, c->fallback, &idx);
 	if (rc)
 		return rc;
@@ -916,7 +1019,7 @@ static int parse_auto_args(int argc, char **argv, struct auto_run *r,
 static int check_tracking(struct auto_run *r)
 {
 	static uint64_t h[LLH_NBUCKETS];
-	char buf[64];
+	char buf[64], *buf2;
 	long long v;
 	int rc;
 
@@ -926,6 +1029,19 @@ static int check_tracking(struct auto_run *r)
 			    g.root);
 	if (!v)
 		return fail(EX_FAIL, "latency tracking is off (latency_sample 0); turn it on with `wakeplacectl stats latency on`");
+	if (r->cg[0]) {
+		/* the file must be there; the row once the cgroup is assigned */
+		rc = read_attr_all("cgroup_latency_hist", &buf2);
+		if (rc == -ENOENT && module_loaded())
+			return fail(EX_FAIL, "this module has no per-cgroup latency (no %s/cgroup_latency_hist): auto --cgroup needs it; load a newer one",
+				    g.root);
+		if (rc < 0)
+			return module_loaded() ?
+				read_err("cgroup_latency_hist", -rc) :
+				need_module();
+		free(buf2);
+		return 0;
+	}
 	rc = read_hist(r->arm[0].name, h);
 	return rc;
 }
@@ -961,6 +1077,10 @@ static void start_line(struct auto_run *r)
 	json_i64(&r->js, "recheck", r->c.recheck);
 	json_u64(&r->js, "min_samples", r->c.min_samples);
 	json_str(&r->js, "fallback", r->c.fallback);
+	if (r->cg[0])
+		json_str(&r->js, "cgroup", r->cg);
+	else
+		json_null(&r->js, "cgroup");
 	jl_end(r);
 }
 
@@ -1058,6 +1178,17 @@ int cmd_auto(int argc, char **argv)
 			  JSON_ESC_ASCII | JSON_ESC_SHORT);
 	start_line(r);
 	r->cur = p.active >= 0 ? find_arm(r, p.name[p.active]) : -1;
+	if (r->cg[0]) {
+		char cp[WP_NAME_MAX + 1], cs[16];
+
+		rc = cgroup_find(r->cg, &r->cgid, cp, sizeof(cp), cs,
+				 sizeof(cs));
+		if (rc && rc != -ENOENT)
+			return rc;
+		/* a reverted one is written again, as a missing one is */
+		r->cur = !rc && strcmp(cs, "reverted") ? find_arm(r, cp) : -1;
+		rc = 0;
+	}
 	r->chosen = 0;
 	start_explore(r, "start");
 	rc = auto_loop(r, &why);
@@ -1073,6 +1204,11 @@ int cmd_auto(int argc, char **argv)
 	/* Whatever happened: the machine is left on the fallback. */
 	if (rc == EX_NOTLOADED) {
 		why = "module unloaded";
+	} else if (module_loaded() && r->cg[0]) {
+		/* its error, if any, is said; the first one is the exit's */
+		err = cgroup_assign(r->cg, r->c.fallback);
+		if (err && !rc)
+			rc = err;
 	} else if (module_loaded()) {
 		err = write_attr("policy", r->c.fallback);
 		if (err && module_loaded() && !rc)
@@ -1080,14 +1216,17 @@ int cmd_auto(int argc, char **argv)
 	}
 	if (r->c.state[0])
 		unlink(r->c.state);
-	say(r, rc ? 4 : 6, "exit: %s; policy %s", rc ? error_message() : why,
-	    rc == EX_NOTLOADED ? "gone with the module" : r->c.fallback);
+	say(r, rc ? 4 : 6, "exit: %s; policy %s%s%s", rc ? error_message() : why,
+	    rc == EX_NOTLOADED ? "gone with the module" : r->c.fallback,
+	    r->cg[0] ? " for cgroup " : "", r->cg);
 	if (g.json) {
 		jl_start(r, "exit");
 		json_str(&r->js, "reason", rc ? error_message() : why);
 		json_str(&r->js, "policy", rc == EX_NOTLOADED ? NULL :
 			 r->c.fallback);
 		json_i64(&r->js, "rc", rc);
+		if (r->cg[0])
+			json_str(&r->js, "cgroup", r->cg);
 		jl_end(r);
 		/* the lines were the output: no closing document */
 		g.helped = true;

@@ -356,6 +356,78 @@ static int cg_arg(const char *arg, char *mnt, char *cg, uint64_t *id)
 	return 0;
 }
 
+/*
+ * For the other commands (stats --cgroup, shadow set --cgroup, auto
+ * --cgroup): the cgroup of a --cgroup argument as the module names it, in
+ * cg (PATH_MAX), its id in *id.  Usage errors as policy set --cgroup.
+ */
+int cgroup_arg(const char *arg, char *cg, uint64_t *id)
+{
+	char mnt[PATH_MAX];
+
+	return cg_arg(arg, mnt, cg, id);
+}
+
+/*
+ * The assignment in effect of cgroup cg: its id, policy and state.  0
+ * found, -ENOENT none (nothing printed), else an exit code (reported).
+ */
+int cgroup_find(const char *cg, uint64_t *id, char *policy, size_t plen,
+		char *state, size_t slen)
+{
+	const struct cg_entry *e;
+	struct cg_table t;
+	int rc;
+
+	rc = cg_table_load(&t, false);
+	if (rc)
+		return rc;
+	e = cg_find(&t, cg);
+	if (e) {
+		*id = e->id;
+		snprintf(policy, plen, "%s", e->policy);
+		snprintf(state, slen, "%s", e->state);
+	}
+	cg_table_free(&t);
+	return e ? 0 : -ENOENT;
+}
+
+/*
+ * The assignments in effect, in the order of the cgroups file: n entries,
+ * malloc'd (one block; free(*out)).  An exit code when it cannot be read.
+ */
+int cgroup_entries(struct cg_assignment **out, int *n)
+{
+	struct cg_assignment *a;
+	struct cg_table t;
+	int i, rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = cg_table_load(&t, false);
+	if (rc)
+		return rc;
+	a = calloc(t.n ? t.n : 1, sizeof(*a));
+	if (!a) {
+		cg_table_free(&t);
+		return fail(EX_FAIL, "out of memory");
+	}
+	for (i = 0; i < t.n; i++) {
+		if (!cg_in_effect(&t.e[i]))
+			continue;
+		a[*n].id = t.e[i].id;
+		snprintf(a[*n].policy, sizeof(a[*n].policy), "%s",
+			 t.e[i].policy);
+		snprintf(a[*n].state, sizeof(a[*n].state), "%s",
+			 t.e[i].state);
+		snprintf(a[*n].path, sizeof(a[*n].path), "%s", t.e[i].path);
+		(*n)++;
+	}
+	cg_table_free(&t);
+	*out = a;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * Writes
  */
@@ -410,10 +482,28 @@ static int cg_write(const char *cg, const char *policy, char *why, size_t len)
 	return EX_FAIL;
 }
 
+/*
+ * Make name the policy of cgroup cg (as the module names it), printing
+ * nothing but the error; once in effect (the hook attached).
+ */
+int cgroup_assign(const char *cg, const char *name)
+{
+	char why[CG_WHY];
+	int rc;
+
+	rc = cg_write(cg, name, why, sizeof(why));
+	if (rc)
+		return fail(rc, "cannot assign %s to %s: %s", name, cg, why);
+	/* Any policy but stock places through the hook: wait until it does. */
+	if (strcmp(name, "stock"))
+		return wait_hook();
+	return 0;
+}
+
 /* policy set NAME --cgroup PATH: name is a policy of the module. */
 int cgroup_set(const char *name, const char *arg)
 {
-	char mnt[PATH_MAX], cg[PATH_MAX], why[CG_WHY];
+	char mnt[PATH_MAX], cg[PATH_MAX];
 	uint64_t id;
 	int rc;
 
@@ -422,15 +512,9 @@ int cgroup_set(const char *name, const char *arg)
 		rc = cg_arg(arg, mnt, cg, &id);
 	if (rc)
 		return rc;
-	rc = cg_write(cg, name, why, sizeof(why));
+	rc = cgroup_assign(cg, name);
 	if (rc)
-		return fail(rc, "cannot assign %s to %s: %s", name, cg, why);
-	/* Any policy but stock places through the hook: wait until it does. */
-	if (strcmp(name, "stock")) {
-		rc = wait_hook();
-		if (rc)
-			return rc;
-	}
+		return rc;
 	if (g.verbose && !g.json)
 		printf("cgroup %s: %s\n", cg, name);
 	if (g.json) {

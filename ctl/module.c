@@ -299,7 +299,7 @@ int cmd_status(int argc, char **argv)
 	struct scx_view scx;
 	char ver[64], kern[256], pol[WP_NAME_MAX + 2], shadow[WP_NAME_MAX + 2];
 	char state[512], ctr[WP_FILE_MAX], hook[512], period[32], fl[64];
-	char mhook[32];
+	char mhook[32], scope[4096 + 16];
 	bool moving;
 	char rel_k[128] = "?", problems[8][600];
 	const char *reason = NULL;
@@ -328,6 +328,7 @@ int cmd_status(int argc, char **argv)
 	RD("kernel", kern);
 	RD("policy", pol);
 	RD("shadow", shadow);
+	read_shadow_scope(scope, sizeof(scope));
 	RD("state", state);
 	RD("sample_period", period);
 #undef RD
@@ -393,6 +394,7 @@ int cmd_status(int argc, char **argv)
 		j_end();
 		j_str("policy", pol);
 		j_str("shadow", shadow);
+		j_shadow_scope(scope);
 		j_str("state", state);
 		if (reason) {
 			char rp[WP_NAME_MAX + 2] = "";
@@ -439,7 +441,10 @@ int cmd_status(int argc, char **argv)
 	printf("kernel:      %s, module flavour %s (%s)\n", rel_k,
 	       fl[0] ? fl : "?", sup ? "supported" : "NOT supported");
 	printf("policy:      %s\n", pol);
-	printf("shadow:      %s\n", shadow);
+	if (strcmp(shadow, "off") && *scope && strcmp(scope, "none"))
+		printf("shadow:      %s, %s\n", shadow, scope_text(scope));
+	else
+		printf("shadow:      %s\n", shadow);
 	printf("state:       %s\n", state);
 	text_auto();
 	if (!strcmp(mhook, "attaching"))

@@ -4,6 +4,7 @@
  * cgroup (policy set --cgroup, unset, the list's assignments) is cgroup.c's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,22 @@ static void read_description(const char *name, char *buf, size_t len)
 		buf[0] = '\0';
 	else
 		memmove(buf, trim(buf), strlen(trim(buf)) + 1);
+}
+
+/* The scope of the shadow in words (status, shadow show, policy list). */
+const char *scope_text(const char *scope)
+{
+	static char b[PATH_MAX + 64];
+
+	if (!strcmp(scope, "none"))
+		return "every wakeup (machine-wide)";
+	if (!strncmp(scope, "removed ", 8))
+		snprintf(b, sizeof(b), "cgroup %s was removed: compares nothing until set again",
+			 scope + 8);
+	else
+		snprintf(b, sizeof(b), "wakeups in cgroup %s and below only",
+			 scope);
+	return b;
 }
 
 static void read_shadow(char *buf, size_t len)
@@ -45,7 +62,7 @@ static long long tunable_value(const char *pol, const struct wp_tunable *t)
 int cmd_policy_list(int argc, char **argv)
 {
 	struct wp_policies p;
-	char shadow[WP_NAME_MAX + 2], desc[512];
+	char shadow[WP_NAME_MAX + 2], desc[512], scope[PATH_MAX + 16];
 	int i, rc, w = 4;
 
 	if (argc > 1)
@@ -55,9 +72,11 @@ int cmd_policy_list(int argc, char **argv)
 	if (rc)
 		return rc;
 	read_shadow(shadow, sizeof(shadow));
+	read_shadow_scope(scope, sizeof(scope));
 	if (g.json) {
 		j_str("active", p.active >= 0 ? p.name[p.active] : NULL);
 		j_str("shadow", shadow);
+		j_shadow_scope(scope);
 		j_arr("policies");
 		for (i = 0; i < p.n; i++) {
 			read_description(p.name[i], desc, sizeof(desc));
@@ -83,6 +102,8 @@ int cmd_policy_list(int argc, char **argv)
 	}
 	if (g.verbose)
 		printf("(* active, + shadow)\n");
+	if (strcmp(shadow, "off") && *scope && strcmp(scope, "none"))
+		printf("shadow %s: %s\n", shadow, scope_text(scope));
 	return cgroup_list();
 }
 
@@ -424,7 +445,7 @@ static int stat_value(const char *pol, const char *key, uint64_t *v)
 
 int cmd_shadow_show(int argc, char **argv)
 {
-	char shadow[WP_NAME_MAX + 2];
+	char shadow[WP_NAME_MAX + 2], scope[PATH_MAX + 16];
 	uint64_t cmp = 0, agr = 0;
 	bool have;
 	int rc;
@@ -439,11 +460,13 @@ int cmd_shadow_show(int argc, char **argv)
 	if (rc < 0)
 		return read_err("shadow", -rc);
 	trim(shadow);
+	read_shadow_scope(scope, sizeof(scope));
 	have = strcmp(shadow, "off") &&
 	       !stat_value(shadow, "shadow_compared", &cmp) &&
 	       !stat_value(shadow, "shadow_agreed", &agr);
 	if (g.json) {
 		j_str("shadow", shadow);
+		j_shadow_scope(scope);
 		if (have) {
 			j_u64("compared", cmp);
 			j_u64("agreed", agr);
@@ -456,6 +479,8 @@ int cmd_shadow_show(int argc, char **argv)
 		return 0;
 	}
 	printf("shadow:    %s\n", shadow);
+	if (*scope)
+		printf("scope:     %s\n", scope_text(scope));
 	if (have) {
 		printf("compared:  %llu\n", (unsigned long long)cmp);
 		if (cmp)
@@ -467,41 +492,140 @@ int cmd_shadow_show(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The scope of the shadow (shadow_cgroup): "none", a cgroup path or
+ * "removed PATH"; "" when the module has no shadow_cgroup (older).
+ */
+void read_shadow_scope(char *buf, size_t len)
+{
+	if (read_attr("shadow_cgroup", buf, len) < 0)
+		buf[0] = '\0';
+	else
+		memmove(buf, trim(buf), strlen(trim(buf)) + 1);
+}
+
+/* shadow_cgroup as JSON: null without the file. */
+void j_shadow_scope(const char *scope)
+{
+	if (*scope)
+		j_str("shadow_cgroup", scope);
+	else
+		j_null("shadow_cgroup");
+}
+
+static int write_scope(const char *val)
+{
+	int err = write_attr("shadow_cgroup", val);
+
+	if (err == -ENOENT && module_loaded())
+		return fail(EX_FAIL, "this module has no shadow_cgroup (%s/shadow_cgroup): it cannot limit the shadow to a cgroup; load a newer one",
+			    g.root);
+	if (err == -ENOENT)
+		return need_module();
+	if (err)
+		return write_err("shadow_cgroup", -err, "the shadow is unchanged");
+	return 0;
+}
+
+/*
+ * shadow set NAME|off [--cgroup PATH].  With --cgroup, shadow_cgroup is
+ * written before shadow, so that the shadow never compares machine-wide
+ * on the way; off writes shadow first, then puts the scope back to none.
+ * Without --cgroup, a scoped shadow becomes machine-wide (scope none,
+ * after the shadow).
+ */
 int cmd_shadow_set(int argc, char **argv)
 {
 	char old[WP_NAME_MAX + 2] = "", cur[WP_NAME_MAX + 2];
+	char oscope[PATH_MAX + 16], cg[PATH_MAX], *val, *name = NULL;
+	const char *arg = NULL;
 	struct wp_policies p;
-	int idx, rc, err;
+	uint64_t id;
+	int i, idx, rc = 0, err;
+	bool off;
 
-	if (argc != 2)
-		return usage_err("usage: wakeplacectl shadow set NAME|off");
+	for (i = 1; i < argc; i++) {
+		if (opt_match(&i, argc, argv, "--cgroup", NULL, &val, &rc)) {
+			if (rc)
+				return rc;
+			if (arg)
+				return usage_err("--cgroup given twice");
+			arg = val;
+		} else if (!name) {
+			name = argv[i];
+		} else {
+			name = NULL;
+			break;
+		}
+	}
+	if (!name)
+		return usage_err("usage: wakeplacectl shadow set NAME|off [--cgroup PATH]");
+	off = !strcmp(name, "off");
+	if (off && arg)
+		return usage_err("shadow set off takes no --cgroup (off is off everywhere)");
 	rc = load_policies(&p);
 	if (rc)
 		return rc;
-	if (strcmp(argv[1], "off")) {
-		rc = lookup_policy(&p, argv[1], &idx);
+	if (!off) {
+		rc = lookup_policy(&p, name, &idx);
+		if (rc)
+			return rc;
+	}
+	if (arg) {
+		rc = cgroup_arg(arg, cg, &id);
 		if (rc)
 			return rc;
 	}
 	if (read_attr("shadow", old, sizeof(old)) < 0)
 		old[0] = '\0';
-	err = write_attr("shadow", argv[1]);
-	if (err)
+	read_shadow_scope(oscope, sizeof(oscope));
+	if (arg) {
+		rc = write_scope(cg);
+		if (rc)
+			return rc;
+	}
+	err = write_attr("shadow", name);
+	if (err) {
+		/* the scope as it was, for the shadow as it is */
+		if (arg && *oscope && strncmp(oscope, "removed ", 8))
+			write_attr("shadow_cgroup", oscope);
 		return write_err("shadow", -err, "the shadow is unchanged");
+	}
+	if (!arg && *oscope && strcmp(oscope, "none")) {
+		rc = write_scope("none");
+		if (rc)
+			return rc;
+	}
 	err = wait_hook();
 	if (err)
 		return err;
 	err = read_attr("shadow", cur, sizeof(cur));
 	if (err < 0)
 		return read_err("shadow", -err);
-	if (strcmp(trim(cur), argv[1]))
+	if (strcmp(trim(cur), name))
 		return fail(EX_FAIL, "shadow %s was accepted but reads back '%s'",
-			    argv[1], trim(cur));
+			    name, trim(cur));
 	if (g.verbose && !g.json)
-		printf("shadow: %s -> %s\n", trim(old), argv[1]);
+		printf("shadow: %s -> %s%s%s\n", trim(old), name,
+		       arg ? " in cgroup " : "", arg ? cg : "");
 	if (g.json) {
 		j_str("previous", trim(old));
-		j_str("shadow", argv[1]);
+		j_str("shadow", name);
+		if (arg)
+			j_str("shadow_cgroup", cg);
+		else
+			j_shadow_scope(*oscope ? "none" : "");
 	}
 	return 0;
+}
+
+/* shadow off: shadow set off. */
+int cmd_shadow_off(int argc, char **argv)
+{
+	char *av[] = { "set", "off", NULL };
+
+	if (argc > 1)
+		return usage_err("shadow off takes no arguments ('%s')",
+				 argv[1]);
+	return cmd_shadow_set(2, av);
 }

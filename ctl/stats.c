@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -1034,6 +1035,7 @@ const char *active_name(const struct snapshot *s)
 static void human_cumulative(const struct stats_args *a,
 			     const struct snapshot *s)
 {
+	static char scope[PATH_MAX + 16];
 	static struct view v;
 	struct wrap w;
 	int i;
@@ -1041,6 +1043,9 @@ static void human_cumulative(const struct stats_args *a,
 	wrap_start(&w, out_line, "");
 	wrap_add(&w, "active: %s", active_name(s) ? active_name(s) : "?");
 	wrap_add(&w, "shadow: %s", s->shadow);
+	read_shadow_scope(scope, sizeof(scope));
+	if (strcmp(s->shadow, "off") && *scope && strcmp(scope, "none"))
+		wrap_add(&w, "shadow_cgroup: %s", scope);
 	wrap_add(&w, "state: %s", s->state);
 	wrap_add(&w, "sample_period: %lld", s->period);
 	if (s->lat_sample >= 0)
@@ -1062,11 +1067,14 @@ static void human_cumulative(const struct stats_args *a,
 static void json_cumulative(const struct stats_args *a,
 			    const struct snapshot *s)
 {
+	static char scope[PATH_MAX + 16];
 	static struct view v;
 	int i;
 
 	j_str("active", active_name(s));
 	j_str("shadow", s->shadow);
+	read_shadow_scope(scope, sizeof(scope));
+	j_shadow_scope(scope);
 	j_str("state", s->state);
 	if (s->period >= 0)
 		j_i64("sample_period", s->period);
@@ -1136,7 +1144,7 @@ static void report_interval(const struct stats_args *a, int k,
 	view_free(&v);
 	fflush(stdout);
 }
-static void sleep_until(double t)
+void sleep_until(double t)
 {
 	struct timespec ts;
 
@@ -1159,8 +1167,12 @@ int cmd_stats_show(int argc, char **argv)
 	struct snapshot *cur = &snap[0], *prev = &snap[1], *tmp;
 	double start;
 	uint64_t k;
-	int rc;
+	int i, rc;
 
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--cgroup") ||
+		    !strncmp(argv[i], "--cgroup=", 9))
+			return cgroup_stats_show(argc, argv);
 	rc = parse_stats_args(argc, argv, &a);
 	if (rc)
 		return rc;

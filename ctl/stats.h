@@ -135,6 +135,7 @@ extern atomic_int stop_flag, winch_flag;
 void catch_signals(void);
 
 int parse_interval(const char *s, double *d);
+void sleep_until(double t);	/* CLOCK_MONOTONIC; a signal ends it */
 int take_snapshot(struct snapshot *s);
 void snapshot_release(struct snapshot *s);
 const char *active_name(const struct snapshot *s);

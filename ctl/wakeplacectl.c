@@ -48,6 +48,7 @@ static const struct command stats_cmds[] = {
 	{ "period", cmd_stats_period },
 	{ "latency", cmd_stats_latency },
 	{ "latency-sample", cmd_stats_latency_sample },
+	{ "cgroups", cmd_stats_cgroups },
 	{ "help", NULL },
 	{ NULL, NULL },
 };
@@ -55,6 +56,7 @@ static const struct command stats_cmds[] = {
 static const struct command shadow_cmds[] = {
 	{ "show", cmd_shadow_show },
 	{ "set", cmd_shadow_set },
+	{ "off", cmd_shadow_off },
 	{ "help", NULL },
 	{ NULL, NULL },
 };
@@ -163,6 +165,8 @@ void help_object(const char *obj)
 		printf(
 "Usage: wakeplacectl stats [show] [--policy NAME]... [-a|--all]\n"
 "                          [-o|--outcomes] [--interval SECONDS [--count N]]\n"
+"       wakeplacectl stats [show] --cgroup PATH [--interval S [--count N]]\n"
+"       wakeplacectl stats cgroups [--interval S [--count N]]\n"
 "       wakeplacectl stats reset [NAME|all]\n"
 "       wakeplacectl stats period [N]\n"
 "       wakeplacectl stats latency [on|off|sample N]\n"
@@ -178,6 +182,15 @@ void help_object(const char *obj)
 "       second, outcomes of the interval's picks, latency of the\n"
 "       interval's wakeups); --count N stops after N intervals\n"
 "       (required with -j).\n"
+"--cgroup PATH\n"
+"       the assignment of one cgroup: wakeups, redirected, handed back,\n"
+"       outcomes in %% of redirected; tracked, unplaced, stacked, missed\n"
+"       idle, double picks; latency p50/p90/p99/p99.9 of its tracked\n"
+"       wakeups (cgroup_latency_hist: within ~12%%).  With --interval,\n"
+"       the deltas of each interval; the measurement is switched on for\n"
+"       the run when it is off, and restored.\n"
+"cgroups\n"
+"       one line per assignment (the same numbers, fewer of them)\n"
 "reset  zero the statistics of one policy, or of all and the hook\n"
 "       counters (default all)\n"
 "period show or set sample_period: one pick in N is timed (1..65536)\n"
@@ -209,7 +222,7 @@ void help_object(const char *obj)
 "                         [--epoch SECONDS] [--margin PCT] [--drift PCT]\n"
 "                         [--explore N] [--recheck N] [--min-samples N]\n"
 "                         [--epochs N] [--fallback POLICY] [--state FILE]\n"
-"                         [--daemon]\n"
+"                         [--cgroup PATH] [--daemon]\n"
 "\n"
 "Measure the candidates (default: stock and every policy without\n"
 "tunables but mirror) in epochs of --epoch seconds (default 2) by\n"
@@ -225,7 +238,9 @@ void help_object(const char *obj)
 "leaves the policy on --fallback (default stock).  -j: one JSON object a\n"
 "line per epoch and decision.  --daemon: messages to stderr for the\n"
 "journal.  The state file (default %s, or $WAKEPLACE_AUTO_STATE)\n"
-"tells `wakeplacectl status` that auto is in charge.\n",
+"tells `wakeplacectl status` that auto is in charge.  --cgroup PATH:\n"
+"try the candidates as that cgroup's policy (policy set --cgroup), judge\n"
+"them on its cgroup_latency_hist, and leave --fallback assigned to it.\n",
 "/run/wakeplace/auto.state");
 	else if (!strcmp(obj, "apply"))
 		printf(
@@ -246,10 +261,14 @@ WP_CGROUP_CONF, WP_APPLY_WAIT_MAX);
 	else if (!strcmp(obj, "shadow"))
 		printf(
 "Usage: wakeplacectl shadow show\n"
-"       wakeplacectl shadow set NAME|off\n"
+"       wakeplacectl shadow set NAME|off [--cgroup PATH]\n"
+"       wakeplacectl shadow off\n"
 "\n"
 "The shadow policy's pick is computed on every redirected wakeup without\n"
-"effect and compared with the pick used; show prints the agreement.\n");
+"effect and compared with the pick used; show prints the agreement.\n"
+"With --cgroup, only on the wakeups of tasks in PATH or below it (the\n"
+"scope, shadow_cgroup, is written before the shadow); set without\n"
+"--cgroup makes it machine-wide again; off also resets the scope.\n");
 	else if (!strcmp(obj, "load"))
 		printf(
 "Usage: wakeplacectl load [--policy NAME] [--ko PATH] [-- MODPARAMS...]\n"

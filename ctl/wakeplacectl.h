@@ -122,6 +122,10 @@ int cmd_policy_set(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_shadow_set(int argc, char **argv);
 int cmd_shadow_show(int argc, char **argv);
+int cmd_shadow_off(int argc, char **argv);
+void read_shadow_scope(char *buf, size_t len);
+void j_shadow_scope(const char *scope);
+const char *scope_text(const char *scope);
 int wait_hook(void);
 int set_policy(const char *name);
 
@@ -132,11 +136,26 @@ int cgroup_list(void);
 int cmd_policy_unset(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 
+/* An assignment in effect, as cgroup_entries() lists them (cgroup.c). */
+struct cg_assignment {
+	uint64_t id;
+	char policy[WP_NAME_MAX + 1];
+	char state[16];		/* assigned, reverted */
+	char path[4096];	/* from the cgroup2 root */
+};
+int cgroup_arg(const char *arg, char *cg, uint64_t *id);
+int cgroup_assign(const char *cg, const char *name);
+int cgroup_find(const char *cg, uint64_t *id, char *policy, size_t plen,
+		char *state, size_t slen);
+int cgroup_entries(struct cg_assignment **out, int *n);
+
 int cmd_stats_show(int argc, char **argv);	/* stats.c */
 int cmd_stats_reset(int argc, char **argv);
 int cmd_stats_period(int argc, char **argv);
 int cmd_stats_latency_sample(int argc, char **argv);
 int cmd_stats_latency(int argc, char **argv);
+int cgroup_stats_show(int argc, char **argv);	/* cgstats.c */
+int cmd_stats_cgroups(int argc, char **argv);
 int cmd_watch(int argc, char **argv);		/* watch.c */
 
 int cmd_auto(int argc, char **argv);		/* auto.c */
