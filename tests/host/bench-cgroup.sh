@@ -35,33 +35,41 @@ case "$*" in
 esac
 exit 0
 X
-# The fake workload (named wakelat: the metrics table has its rows): checks that it runs in the latency cgroup (its pid
-# the last written there), waits for this block's batch to have printed,
-# then 3 samples: rps 1000 x f, one histogram of 100 wakeups in bucket b
-# (f, b: stock 1, 288; idlecore 1.1, 256; lat-idlecore 1.2, 224).
+# The fake workload (named wakelat: the metrics table has its rows): checks
+# that it runs in the latency cgroup (its pid the last written there),
+# stamps its start for the batch of its block and waits for it, then 3
+# samples at start + 0, 1, 2: rps 1000 x f, one histogram of 100 wakeups
+# in bucket b (f, b: stock 1, 288; idlecore 1.1, 256; lat-idlecore 1.2,
+# 224).
 cat >"$W/wakelat" <<'X'
 #!/bin/bash
 [ "$(tail -n 1 "$WP_CG_LAT/cgroup.procs")" = $$ ] && echo "wl $$ $*" >>"$FAKE_IN"
 n=$(( $(wc -l <"$FAKE_WLN" 2>/dev/null || echo 0) + 1 )); echo "$n" >>"$FAKE_WLN"
+now=${EPOCHREALTIME/,/.}
+echo "$now" >"$FAKE_WLN.$n"
 for i in $(seq 50); do [ "$(wc -l <"$FAKE_SPUN")" -ge "$n" ] && break; sleep 0.1; done
 c=$(cat "$FAKE_STATE")
 case $c in stock) f=1 b=288 ;; idlecore) f=1.1 b=256 ;; *) f=1.2 b=224 ;; esac
-now=${EPOCHREALTIME/,/.}
 for i in 0 1 2; do
 	awk -v t="$now" -v i="$i" -v f="$f" 'BEGIN { printf "%.3f wakelat rps %.1f\n", t + i, 1000 * f }'
 	echo "$now wakelat hist L6ns;$b:100"
 done
 X
-# The fake batch: in the batch cgroup, -n THREADS x 100 x g mops, 3
-# samples (g: stock 1, idlecore 0.8, lat-idlecore 0.95), then it waits
-# to be killed.
+# The fake batch: in the batch cgroup, one sample of 0 long before the
+# workload's start (outside its span: dropped, else S's Hmean would be
+# 0), then, once its block's workload stamped its start, 3 samples at
+# start + 0, 1, 2 of -n THREADS x 100 x g mops (g: stock 1, idlecore
+# 0.8, lat-idlecore 0.95); then it waits to be killed.
 cat >"$TMPD/fakespin" <<'X'
 #!/bin/bash
 while getopts "n:t:L:" o; do case $o in n) n=$OPTARG ;; *) ;; esac; done
 [ "$(tail -n 1 "$WP_CG_BATCH/cgroup.procs")" = $$ ] && echo "spin $$ -n $n" >>"$FAKE_IN"
+k=$(( $(wc -l <"$FAKE_SPUN") + 1 ))
 c=$(cat "$FAKE_STATE")
 case $c in stock) g=1 ;; idlecore) g=0.8 ;; *) g=0.95 ;; esac
-now=${EPOCHREALTIME/,/.}
+awk -v t="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.3f spin mops 0\n", t - 100 }'
+for i in $(seq 50); do [ -s "$FAKE_WLN.$k" ] && break; sleep 0.1; done
+now=$(cat "$FAKE_WLN.$k")
 for i in 0 1 2; do
 	awk -v t="$now" -v i="$i" -v g="$g" -v n="$n" 'BEGIN { printf "%.3f spin mops %.3f\n", t + i, 100 * g * n }'
 done
@@ -173,6 +181,8 @@ check "run: table.txt: a header with the setting, rows S A/A P C, columns rps la
 check "run: table.md: the same rows as a markdown table" \
 	eval '[ "$(sed -n 1p "$O/table.md")" = "| | config | what | rps | lat_p50_us | lat_p99_us | batch_mops |" ] &&
 	      grep -q "^| P | idlecore | idlecore machine-wide | 1100 x1.100 \[1.100, 1.100\]\* |" "$O/table.md" && [ "$(wc -l <"$O/table.md")" = 6 ]'
+check "run: the batch's sample from before the workload's start is not in results.csv (no 0)" \
+	eval '! grep -q ",batch_mops,0\$" "$O/ab/results.csv"'
 check "run: cgroup.json: configurations, cgroups, spinners, ab's exit; ab's results.csv has batch_mops rows" \
 	eval 'jq -e ".tool == \"wakeplace-cgroup\" and .configurations.C == \"lat-idlecore\" and .lat_cgroup == \"/wp-lat\" and
 		.spinners == $nspin and .reps == 5 and .ab_exit == 0 and .initial_policy == \"idlemask\"" "$O/cgroup.json" >/dev/null &&
@@ -184,7 +194,7 @@ check "--table DIR: remakes the same table from the run's files (exit 0)" \
 	eval '[ $rc = 0 ] && cmp "$TMPD/table.before" "$O/table.txt" && cmp "$TMPD/retable.out" "$O/table.txt"'
 
 # ---- a failing workload, an interrupt ----------------------------------------------
-: >"$FAKE_SPUN"; : >"$FAKE_WLN"
+: >"$FAKE_SPUN"; : >"$FAKE_WLN"; rm -f "$FAKE_WLN".*
 cat >"$W/failwl" <<'X'
 #!/bin/bash
 exit 1
