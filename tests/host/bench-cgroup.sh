@@ -36,7 +36,8 @@ esac
 exit 0
 X
 # The fake workload (named wakelat: the metrics table has its rows): checks
-# that it runs in the latency cgroup (its pid the last written there),
+# that it runs in the latency cgroup (its pid the last written there) and
+# that no earlier block's batch is still running,
 # stamps its start for the batch of its block and waits for it, then 3
 # samples at start + 0, 1, 2: rps 1000 x f, one histogram of 100 wakeups
 # in bucket b (f, b: stock 1, 288; idlecore 1.1, 256; lat-idlecore 1.2,
@@ -45,6 +46,10 @@ cat >"$W/wakelat" <<'X'
 #!/bin/bash
 [ "$(tail -n 1 "$WP_CG_LAT/cgroup.procs")" = $$ ] && echo "wl $$ $*" >>"$FAKE_IN"
 n=$(( $(wc -l <"$FAKE_WLN" 2>/dev/null || echo 0) + 1 )); echo "$n" >>"$FAKE_WLN"
+# an earlier block's batch still alive: it was not stopped at its end
+for p in $(awk '$1 == "spin" { print $2 }' "$FAKE_IN" | head -n -1); do
+	kill -0 "$p" 2>/dev/null && echo "$n $p" >>"$FAKE_IN.overlap"
+done
 now=${EPOCHREALTIME/,/.}
 echo "$now" >"$FAKE_WLN.$n"
 for i in $(seq 50); do [ "$(wc -l <"$FAKE_SPUN")" -ge "$n" ] && break; sleep 0.1; done
@@ -159,6 +164,8 @@ check "run: at the end no assignment is left and the machine-wide policy found a
 	      grep -qx "\[idlemask\]" "$F/policy"'
 check "run: the cgroups are removed, no batch is left running" \
 	eval '[ -z "$(ls "$R")" ] && ! pgrep -f "$TMPD/fakespin" >/dev/null'
+check "run: every block's batch was stopped when its workload ended" \
+	eval '[ ! -e "$FAKE_IN.overlap" ] || { cat "$FAKE_IN.overlap"; exit 1; }'
 row() { awk -F'\t' -v c="$1" -v m="$2" '$1 == c && $3 == m { $1 = $1; print }' OFS=' ' "$O/cgroup.tsv"; }
 check "run: cgroup.tsv: S rps 1000 (10 blocks), P 1100 x1.1, C 1200 x1.2 [1.2, 1.2] significant" \
 	eval '[ "$(row stock rps)" = "stock S rps higher 10 1000 1.000 - - - 0" ] &&
