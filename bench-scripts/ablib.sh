@@ -13,9 +13,13 @@ ab_die() { ab_log "error: $*"; exit 2; }
 # sample is already set) and remembers the value it found;
 # ab_measure_restore, from the script's EXIT trap, puts that value back.
 # No module, or one without latency tracking: nothing to do.
+# WP_MODULE_FIGURES=0 (bench-scripts/cgroup, whose configurations are not
+# all policy names) leaves the measurement as it is and takes none of the
+# module's figures (ab_wp_reset fails).
 AB_LAT_SAVED=""
 ab_measure_on() {
 	local f=$WP_SYSFS/latency_sample v
+	[ "${WP_MODULE_FIGURES:-1}" != 0 ] || return 0
 	[ -z "$AB_LAT_SAVED" ] && [ -w "$f" ] || return 0
 	v=$(cat "$f" 2>/dev/null) || return 0
 	[ "$v" = 0 ] || return 0
@@ -225,6 +229,7 @@ ab_int() {
 # ab_wp_reset POLICY: reset POLICY's statistics; fails when the module
 # does not offer latency_hist/POLICY and stats/POLICY, or refuses.
 ab_wp_reset() {
+	[ "${WP_MODULE_FIGURES:-1}" != 0 ] || return 1
 	[ -r "$WP_SYSFS/latency_hist/$1" ] && [ -r "$WP_SYSFS/stats/$1" ] &&
 		[ -w "$WP_SYSFS/stats/reset" ] || return 1
 	{ printf '%s\n' "$1" >"$WP_SYSFS/stats/reset"; } 2>/dev/null
