@@ -491,21 +491,10 @@ static int parse_cg_args(int argc, char **argv, struct cg_args *a,
 			if (a->cgroup)
 				return usage_err("--cgroup given twice");
 			a->cgroup = val;
-		} else if (opt_match(&i, argc, argv, "--interval", "-i", &val,
-				     &rc)) {
+		} else if (interval_opt(&i, argc, argv, &a->interval,
+					&a->count, &rc)) {
 			if (rc)
 				return rc;
-			rc = parse_interval(val, &a->interval);
-			if (rc)
-				return rc;
-		} else if (opt_match(&i, argc, argv, "--count", "-c", &val,
-				     &rc)) {
-			if (rc)
-				return rc;
-			if (parse_u64(val, &a->count) || !a->count ||
-			    a->count > 100000000)
-				return usage_err("invalid count '%s' (a positive integer)",
-						 val);
 		} else {
 			return usage_err("%s takes --interval and --count only ('%s'); see `wakeplacectl stats help`",
 					 one ? "stats --cgroup" :

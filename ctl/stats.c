@@ -971,6 +971,28 @@ int parse_interval(const char *s, double *d)
 	return 0;
 }
 
+/*
+ * --interval S and --count N of stats and stats --cgroup: true when argv[*i]
+ * is one of them (then *rc is 0 or a usage exit code).
+ */
+bool interval_opt(int *i, int argc, char **argv, double *interval,
+		  uint64_t *count, int *rc)
+{
+	char *val = NULL;
+
+	if (opt_match(i, argc, argv, "--interval", "-i", &val, rc)) {
+		if (!*rc)
+			*rc = parse_interval(val, interval);
+		return true;
+	}
+	if (!opt_match(i, argc, argv, "--count", "-c", &val, rc))
+		return false;
+	if (!*rc && (parse_u64(val, count) || !*count ||
+		     *count > 100000000))
+		*rc = usage_err("invalid count '%s' (a positive integer)", val);
+	return true;
+}
+
 static int parse_stats_args(int argc, char **argv, struct stats_args *a)
 {
 	struct wp_policies p;
@@ -1000,21 +1022,10 @@ static int parse_stats_args(int argc, char **argv, struct stats_args *a)
 			if (rc)
 				return rc;
 			a->sel[idx] = a->any_sel = true;
-		} else if (opt_match(&i, argc, argv, "--interval", "-i", &val,
-				     &rc)) {
+		} else if (interval_opt(&i, argc, argv, &a->interval,
+					&a->count, &rc)) {
 			if (rc)
 				return rc;
-			rc = parse_interval(val, &a->interval);
-			if (rc)
-				return rc;
-		} else if (opt_match(&i, argc, argv, "--count", "-c", &val,
-				     &rc)) {
-			if (rc)
-				return rc;
-			if (parse_u64(val, &a->count) || !a->count ||
-			    a->count > 100000000)
-				return usage_err("invalid count '%s' (a positive integer)",
-						 val);
 		} else {
 			return usage_err("unknown stats argument '%s'; see `wakeplacectl stats help`",
 					 argv[i]);
