@@ -227,16 +227,15 @@ static bool kspace(char c)
 	return isspace((unsigned char)c) || (unsigned char)c == 0xa0;
 }
 
-static enum expect oracle_cgroups(const char *in, size_t len)
+/*
+ * The input as the module parses it: a NUL-free copy with the blanks at
+ * both ends cut (strim).  Static: valid until the next call.
+ */
+static char *trimmed(const char *in, size_t len)
 {
 	static char buf[FUZZ_MAX + 16];
-	const char *nl = memchr(in, '\n', len);
-	char *b, *e, *sp, *path;
+	char *b, *e;
 
-	if (len > 4096 || (nl && nl != in + len - 1))
-		return E_FAIL;
-	if (memchr(in, '\0', len))
-		return E_EITHER;	/* the module reads up to the NUL */
 	memcpy(buf, in, len);
 	buf[len] = '\0';
 	for (b = buf; kspace(*b); b++)
@@ -244,6 +243,19 @@ static enum expect oracle_cgroups(const char *in, size_t len)
 	for (e = b + strlen(b); e > b && kspace(e[-1]); e--)
 		;
 	*e = '\0';
+	return b;
+}
+
+static enum expect oracle_cgroups(const char *in, size_t len)
+{
+	const char *nl = memchr(in, '\n', len);
+	char *b, *sp, *path;
+
+	if (len > 4096 || (nl && nl != in + len - 1))
+		return E_FAIL;
+	if (memchr(in, '\0', len))
+		return E_EITHER;	/* the module reads up to the NUL */
+	b = trimmed(in, len);
 	if (!strcmp(b, "clear"))
 		return E_OK;
 	sp = strrchr(b, ' ');
@@ -265,20 +277,13 @@ static enum expect oracle_cgroups(const char *in, size_t len)
 static enum expect oracle_scope(const char *in, size_t len, char *val,
 				size_t vlen)
 {
-	static char buf[FUZZ_MAX + 16];
-	char *b, *e;
+	char *b;
 
 	if (len > 4096)
 		return E_FAIL;
 	if (memchr(in, '\0', len))
 		return E_EITHER;	/* the module reads up to the NUL */
-	memcpy(buf, in, len);
-	buf[len] = '\0';
-	for (b = buf; kspace(*b); b++)
-		;
-	for (e = b + strlen(b); e > b && kspace(e[-1]); e--)
-		;
-	*e = '\0';
+	b = trimmed(in, len);
 	if (!strcmp(b, "none")) {
 		snprintf(val, vlen, "none");
 		return E_OK;
