@@ -419,14 +419,6 @@ static void j_cgrow(const struct cgrow *r, bool have_hist)
 	j_end();
 }
 
-static void j_sample(long long v)
-{
-	if (v >= 0)
-		j_i64("latency_sample", v);
-	else
-		j_null("latency_sample");
-}
-
 /* ------------------------------------------------------------------------
  * The measurement: on for an interval run, put back at its end
  */
@@ -544,7 +536,7 @@ static int report(const char *cg, uint64_t id,
 				j_num("timestamp", c->t, 6);
 				j_num("elapsed", c->t - p->t, 6);
 			}
-			j_sample(c->lat_sample);
+			j_lat_sample(c->lat_sample);
 			j_cgrow(&d, c->have_hist);
 			if (p)
 				j_end();
@@ -577,7 +569,7 @@ static int report(const char *cg, uint64_t id,
 			j_num("timestamp", c->t, 6);
 			j_num("elapsed", c->t - p->t, 6);
 		}
-		j_sample(c->lat_sample);
+		j_lat_sample(c->lat_sample);
 		j_arr("cgroups");
 		for (i = 0; i < n; i++) {
 			j_obj(NULL);

@@ -622,7 +622,8 @@ int cmd_shadow_set(int argc, char **argv)
 /* shadow off: shadow set off. */
 int cmd_shadow_off(int argc, char **argv)
 {
-	char *av[] = { "set", "off", NULL };
+	char set[] = "set", off[] = "off";
+	char *av[3] = { set, off, NULL };
 
 	if (argc > 1)
 		return usage_err("shadow off takes no arguments ('%s')",

@@ -946,7 +946,7 @@ static void j_counters(const char *key, const uint64_t *c, const bool *has,
 	j_end();
 }
 
-static void j_lat_sample(long long v)
+void j_lat_sample(long long v)
 {
 	if (v >= 0)
 		j_i64("latency_sample", v);

@@ -137,6 +137,7 @@ void catch_signals(void);
 int parse_interval(const char *s, double *d);
 bool interval_opt(int *i, int argc, char **argv, double *interval,
 		  uint64_t *count, int *rc);
+void j_lat_sample(long long v);	/* "latency_sample": v, null if < 0 */
 void sleep_until(double t);	/* CLOCK_MONOTONIC; a signal ends it */
 int take_snapshot(struct snapshot *s);
 void snapshot_release(struct snapshot *s);

@@ -316,6 +316,22 @@ static int wp_cg_get(const char *in, char *path, struct cgroup **cgrp)
 	return 0;
 }
 
+/*
+ * A command written to cgroups or shadow_cgroup: copied into *@cmd, with
+ * *@line the copy without the whitespace around it (a trailing newline),
+ * and *@path a WP_CG_PATH buffer for the path it names.  The caller frees
+ * *@cmd and *@path (kfree), whatever this returns.
+ */
+static int wp_cg_cmd(const char *buf, char **cmd, char **line, char **path)
+{
+	*cmd = kstrdup(buf, GFP_KERNEL);
+	*path = kmalloc(WP_CG_PATH, GFP_KERNEL);
+	if (!*cmd || !*path)
+		return -ENOMEM;
+	*line = strim(*cmd);
+	return 0;
+}
+
 /**
  * wp_cg_write() - one command written to the cgroups file.
  * @buf: "PATH POLICY" (assign; PATH from the cgroup2 root), "PATH unset",
@@ -332,14 +348,9 @@ int wp_cg_write(const char *buf)
 	struct cgroup *cgrp;
 	int ret;
 
-	cmd = kstrdup(buf, GFP_KERNEL);
-	path = kmalloc(WP_CG_PATH, GFP_KERNEL);
-	if (!cmd || !path) {
-		ret = -ENOMEM;
+	ret = wp_cg_cmd(buf, &cmd, &line, &path);
+	if (ret)
 		goto out;
-	}
-	/* Whitespace around the command goes, at both ends. */
-	line = strim(cmd);
 	if (!strcmp(line, "clear")) {
 		mutex_lock(&wp_mutex);
 		ret = wp_cg_dead ? -ENODEV : 0;
@@ -556,13 +567,9 @@ int wp_cg_shadow_write(const char *buf)
 	char *cmd, *line, *path;
 	int ret;
 
-	cmd = kstrdup(buf, GFP_KERNEL);
-	path = kmalloc(WP_CG_PATH, GFP_KERNEL);
-	if (!cmd || !path) {
-		ret = -ENOMEM;
+	ret = wp_cg_cmd(buf, &cmd, &line, &path);
+	if (ret)
 		goto out;
-	}
-	line = strim(cmd);
 	if (strcmp(line, "none")) {
 		sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 		if (!sc) {
