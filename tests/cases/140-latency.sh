@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: wakeup latency and placement quality: a wakee stacked behind a spinner waits ms and counts as stacked, one placed on an idle CPU waits far less; the latency files, histograms, tracepoint, reset and latency_sample agree
-# requires: module ctl
+# requires: module ctl topo=llc2
 # tier: core
 . "$WP_TESTS/lib.sh"
 

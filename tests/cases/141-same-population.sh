@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: every policy is measured on the same wakeups: each wakeup of a wakee (a sched_waking, then its switch-in) is one wakeup_latency event under stock, mirror and idlemask alike, in an outcome row or the unplaced one; the wakee still on its CPU when woken (wake list) is unplaced for every policy
-# requires: module
+# requires: module topo=llc2
 # tier: core
 . "$WP_TESTS/lib.sh"
 

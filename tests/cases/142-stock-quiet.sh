@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: loaded on stock with no shadow and measurement off, nothing of the module runs under load: probe_hits 0, hook_hits 0, the hook detached; latency_sample 1 runs the probes (stock still needs no hook), 0 stops them again; a policy switched away from leaves nothing running once its hook and idle state have lingered
-# requires: module perf
+# requires: module perf topo=llc2
 # tier: core
 . "$WP_TESTS/lib.sh"
 

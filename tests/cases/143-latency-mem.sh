@@ -1,6 +1,6 @@
 #!/bin/bash
 # desc: latency histograms cover the online CPUs only and at most 4 policies: with every policy tried once, the active and the last 3 have them, the others none; latency_mem and wakeplacectl status show the bytes
-# requires: module ctl jq
+# requires: module ctl jq topo=llc2
 # tier: core
 . "$WP_TESTS/lib.sh"
 

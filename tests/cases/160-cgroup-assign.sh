@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # desc: a policy per cgroup: each traced pick is made by the policy of the wakee's nearest assigned cgroup (nested, explicit stock, a task moved, the machine-wide policy for the rest); the cgroups file lists id, policy, state, path; bad writes and a full table are refused; a removed cgroup's assignment goes with one log line; the hook detaches when no assignment needs it; unload with assignments under load
-# requires: module perf ctl jq
+# requires: module perf ctl jq topo=llc2
 # tier: core
 . "$WP_TESTS/lib.sh"
 
