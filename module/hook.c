@@ -414,7 +414,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct task_struct *p;
 	struct wp_wakeup w;
 	int prev, flags, cpu, ci, scpu = WP_HANDBACK;
-	bool timed = false, slow = false;
+	bool timed = false, slow = false, split = false;
 	u64 t0 = 0, cost = 0, lookup = 0;
 
 	wp_test_count(WP_C_HOOK_HITS);
@@ -436,9 +436,20 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	sh = rcu_dereference_sched(wp_shadow);
 	if (!pol)
 		return;
+	/* A shadow scoped to one cgroup compares that cgroup's only. */
+	if (sh) {
+		struct wp_shadow_scope *sc = rcu_dereference_sched(wp_sh_scope);
+
+		if (sc && !wp_cg_in_scope(sc, p))
+			sh = NULL;
+	}
 	/*
 	 * A cgroup's own policy, if the task is in an assigned one.  A pick
-	 * about to be timed (below) counts the lookup in its cost.
+	 * about to be timed (below) counts the lookup in its cost: its clock
+	 * starts here, and only a shadow's pick, which comes between and is
+	 * not the active policy's cost, makes the lookup a timing of its own
+	 * (one clock read more: a pick with a table and no shadow is timed
+	 * with the same two reads as one without).
 	 */
 	cgt = rcu_dereference_sched(wp_cg_tab);
 	if (cgt) {
@@ -451,15 +462,10 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			wp_count(WP_C_CG_WAKEUPS);
 			this_cpu_inc(ccnt->v[WP_CGC_WAKEUPS]);
 		}
-		if (t0)
+		if (t0 && sh && sh != pol && pol->select_cpu) {
 			lookup = local_clock() - t0;
-	}
-	/* A shadow scoped to one cgroup compares that cgroup's only. */
-	if (sh) {
-		struct wp_shadow_scope *sc = rcu_dereference_sched(wp_sh_scope);
-
-		if (sc && !wp_cg_in_scope(sc, p))
-			sh = NULL;
+			split = true;
+		}
 	}
 
 	if (!pol->select_cpu) {
@@ -479,7 +485,8 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (++pc->sample >= READ_ONCE(wp_sample_period)) {
 		pc->sample = 0;
 		timed = true;
-		t0 = local_clock() - lookup;
+		if (!t0 || split)
+			t0 = local_clock() - lookup;
 	}
 
 	w = (struct wp_wakeup){
