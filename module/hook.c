@@ -414,7 +414,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct task_struct *p;
 	struct wp_wakeup w;
 	int prev, flags, cpu, ci, scpu = WP_HANDBACK;
-	bool timed = false, slow = false, split = false;
+	bool timed = false, slow = false;
 	u64 t0 = 0, cost = 0, lookup = 0;
 
 	wp_test_count(WP_C_HOOK_HITS);
@@ -446,10 +446,8 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	/*
 	 * A cgroup's own policy, if the task is in an assigned one.  A pick
 	 * about to be timed (below) counts the lookup in its cost: its clock
-	 * starts here, and only a shadow's pick, which comes between and is
-	 * not the active policy's cost, makes the lookup a timing of its own
-	 * (one clock read more: a pick with a table and no shadow is timed
-	 * with the same two reads as one without).
+	 * starts here, so a pick with a table is timed with the same two
+	 * clock reads as one without.
 	 */
 	cgt = rcu_dereference_sched(wp_cg_tab);
 	if (cgt) {
@@ -461,10 +459,6 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			ccnt = cgt->cnt[ci];
 			wp_count(WP_C_CG_WAKEUPS);
 			this_cpu_inc(ccnt->v[WP_CGC_WAKEUPS]);
-		}
-		if (t0 && sh && sh != pol && pol->select_cpu) {
-			lookup = local_clock() - t0;
-			split = true;
 		}
 	}
 
@@ -478,14 +472,23 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 
-	/* The shadow first: it must see the state the active pick changes. */
-	if (sh && sh != pol)
+	/*
+	 * The shadow first: it must see the state the active pick changes.
+	 * Its pick is not the active policy's cost: a lookup being timed
+	 * stops its clock here and the pick's starts after (one read more).
+	 */
+	if (sh && sh != pol) {
+		if (t0) {
+			lookup = local_clock() - t0;
+			t0 = 0;
+		}
 		scpu = wp_shadow_pick(sh, p, prev, flags);
+	}
 
 	if (++pc->sample >= READ_ONCE(wp_sample_period)) {
 		pc->sample = 0;
 		timed = true;
-		if (!t0 || split)
+		if (!t0)
 			t0 = local_clock() - lookup;
 	}
 
