@@ -202,6 +202,18 @@ rm -r "$t/docs/scale/6.1.0-99-test-llc32"
 check "the second size gone: its table and plot go" eval '
 	sgen "$t" && ! grep -q "^#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" &&
 	[ ! -e "$t/docs/scale/6.1.0-99-test-pickcost.svg" ] && grep -q "removed .*6.1.0-99-test-pickcost.svg" "$t/gen.err"'
+# Another workload on the other size: kept beside the wakelat run, named
+# for its workload, and never compared across workloads.
+R3=$TMP/run3
+mkdir -p "$R3/run"
+cp "$R2/host.txt" "$R2/run/scale.tsv" "$R3/run/"
+jq -c '.workload = "rr:-p8"' "$R2/run/scale.json" >"$R3/run/scale.json"
+check "a second workload: kept in KERNEL-TOPO-WORKLOAD with its own table, no pick cost across workloads" eval '
+	sgen "$t" "$R3" && [ -f "$t/docs/scale/6.1.0-99-test-llc32-rr/scale.tsv" ] && [ -f "$t/docs/scale/6.1.0-99-test-llc16/scale.tsv" ] &&
+	grep -qx "#### 6.1.0-99-test, llc32, rr: 32 CPUs, 1 LLC of 32, no SMT" "$t/docs/perf.md" &&
+	grep -qx "#### 6.1.0-99-test, llc16: 16 CPUs, 1 LLC of 16, no SMT" "$t/docs/perf.md" &&
+	! grep -q "^#### Pick cost against LLC size: 6.1.0-99-test" "$t/docs/perf.md" && ! ls "$t"/docs/scale/6.1.0-99-test*pickcost.svg 2>/dev/null'
+rm -r "$t/docs/scale/6.1.0-99-test-llc32-rr"
 sgen "$t" "$R2"
 cp "$t/docs/perf.md" "$TMP/perf.before"
 check "a run without scale.tsv: fails naming it, writes nothing" eval '
