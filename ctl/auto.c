@@ -436,7 +436,7 @@ static const char *state_path(void)
 
 int auto_state_read(struct auto_state *s)
 {
-	char buf[2048], *line, *save, *val;
+	char buf[PATH_MAX + 2048], *line, *save, *val;
 	long long v;
 
 	memset(s, 0, sizeof(*s));
@@ -458,6 +458,8 @@ int auto_state_read(struct auto_state *s)
 			snprintf(s->objective, sizeof(s->objective), "%s", val);
 		else if (!strcmp(line, "reason"))
 			snprintf(s->reason, sizeof(s->reason), "%s", val);
+		else if (!strcmp(line, "cgroup"))
+			snprintf(s->cgroup, sizeof(s->cgroup), "%s", val);
 	}
 	if (!s->pid)
 		return -1;

@@ -277,6 +277,10 @@ static void j_auto(void)
 	j_str("phase", a.phase);
 	j_str("objective", a.objective);
 	j_str("reason", a.reason);
+	if (a.cgroup[0])
+		j_str("cgroup", a.cgroup);
+	else
+		j_null("cgroup");
 	j_end();
 }
 
@@ -286,7 +290,11 @@ static void text_auto(void)
 
 	if (auto_state_read(&a))
 		return;
-	if (a.alive)
+	if (a.alive && a.cgroup[0])
+		printf("auto:        in charge of cgroup %s (pid %d): %s, %s, %s: %s\n",
+		       a.cgroup, a.pid, a.policy, a.phase, a.objective,
+		       a.reason);
+	else if (a.alive)
 		printf("auto:        in charge (pid %d): %s, %s, %s: %s\n",
 		       a.pid, a.policy, a.phase, a.objective, a.reason);
 	else

@@ -6,6 +6,7 @@
 #ifndef WAKEPLACECTL_H
 #define WAKEPLACECTL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -168,6 +169,7 @@ struct auto_state {
 	char phase[16];
 	char objective[16];
 	char reason[512];
+	char cgroup[PATH_MAX];	/* auto --cgroup: the cgroup, else empty */
 };
 int auto_state_read(struct auto_state *s);
 

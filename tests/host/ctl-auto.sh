@@ -122,6 +122,15 @@ refuse 1 "already in charge (pid $$" "auto while another auto (a live pid) is in
 run status
 check "status: a live pid in the state file: auto in charge, its policy and reason" \
 	eval 'grep -q "^auto: *in charge (pid $$): noscan, exploit" "$OUT" && grep -q ": test$" "$OUT"'
+run -j status
+check "status -j: auto of the whole machine: cgroup null" \
+	eval 'jq -e ".auto.running and .auto.policy == \"noscan\" and .auto.cgroup == null" "$OUT" >/dev/null'
+printf 'pid %d\npolicy noscan\nphase exploit\nreason test\ncgroup /web/db\n' $$ >"$WAKEPLACE_AUTO_STATE"
+run status
+check "status: auto --cgroup in charge: the cgroup named" \
+	eval 'grep -q "^auto: *in charge of cgroup /web/db (pid $$): noscan, exploit" "$OUT"'
+run -j status
+check "status -j: auto --cgroup: its cgroup" eval 'jq -e ".auto.cgroup == \"/web/db\"" "$OUT" >/dev/null'
 printf 'pid 999999999\npolicy noscan\n' >"$WAKEPLACE_AUTO_STATE"
 run -j status
 check "status -j: a dead pid: auto not running" eval 'jq -e ".auto.running == false and .auto.pid == 999999999" "$OUT" >/dev/null'

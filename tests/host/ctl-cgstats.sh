@@ -354,6 +354,8 @@ if [ -n "$SHIM" ]; then
 		>"$OUT" 2>"$ERR" &
 	apid=$!
 	wait_for grep -q '"event":"epoch".*"phase":"exploit"' "$OUT"
+	check "auto --cgroup: its state file (what status shows) names the cgroup" \
+		eval 'grep -qx "cgroup /web" "$WAKEPLACE_AUTO_STATE" && grep -q "^pid [0-9]" "$WAKEPLACE_AUTO_STATE"'
 	echo "$W util assigned /web" | put "$T/cgroups"
 	RC=0
 	wait "$apid" || RC=$?
