@@ -285,6 +285,27 @@ npass=0 nfail=0 nskip=0
 WP_HOST_JOBS=1 run_host_tests > "$TMP/host3.out"
 check "run_host_tests with WP_HOST_JOBS=1: one script at a time" \
 	eval 'test "$(count)" = "3/0/0" && test "$(paste -sd " " "$TMP/lane.log")" = "start end start end"'
+# Three lanes: the other scripts are shared out, two of them at a time.
+# r1 and r2 each wait (at most 5 s) for the other to have started; r3
+# runs once a lane is free; each script runs once.
+rm -f "$TMP"/tests/host/*.sh "$TMP"/r?.started "$TMP/runs.log"
+for n in r1 r2 r3; do
+	o=$([ $n = r1 ] && echo r2 || echo r1)
+	printf '%s\n' '#!/bin/bash' "touch \"$TMP/$n.started\"; echo $n >>\"$TMP/runs.log\"" \
+		"for i in \$(seq 50); do [ -e \"$TMP/$o.started\" ] && break; sleep 0.1; done" \
+		"[ -e \"$TMP/$o.started\" ] && echo \"ok 1 - $n beside $o\" || echo \"not ok 1 - $n alone\"" \
+		> "$TMP/tests/host/$n.sh"
+done
+npass=0 nfail=0 nskip=0
+WP_HOST_JOBS=3 run_host_tests > "$TMP/host4.out"
+check "run_host_tests with WP_HOST_JOBS=3: the scripts shared out among two lanes, each run once, reported in name order" \
+	eval 'test "$(count)" = "3/0/0" && test "$(sort "$TMP/runs.log" | paste -sd " ")" = "r1 r2 r3" &&
+	      test "$(grep -o "host/r[0-9]" "$TMP/host4.out" | paste -sd " ")" = "host/r1 host/r2 host/r3"'
+npass=0 nfail=0 nskip=0
+rm -f "$TMP"/r?.started "$TMP/runs.log"
+WP_HOST_JOBS=2 run_host_tests > "$TMP/host5.out"
+check "run_host_tests with WP_HOST_JOBS=2: those scripts one at a time" \
+	eval 'test "$(count)" = "2/1/0" && grep -q "^not ok - host/r1: r1 alone" "$TMP/host5.out"'
 
 if [ -r /var/lib/wakeplace/kernels ]; then
 	# Each release back from its label: 6.1 the generic kernel, 6.1-cloud
