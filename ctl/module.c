@@ -290,13 +290,10 @@ static void text_auto(void)
 
 	if (auto_state_read(&a))
 		return;
-	if (a.alive && a.cgroup[0])
-		printf("auto:        in charge of cgroup %s (pid %d): %s, %s, %s: %s\n",
-		       a.cgroup, a.pid, a.policy, a.phase, a.objective,
-		       a.reason);
-	else if (a.alive)
-		printf("auto:        in charge (pid %d): %s, %s, %s: %s\n",
-		       a.pid, a.policy, a.phase, a.objective, a.reason);
+	if (a.alive)
+		printf("auto:        in charge%s%s (pid %d): %s, %s, %s: %s\n",
+		       a.cgroup[0] ? " of cgroup " : "", a.cgroup, a.pid,
+		       a.policy, a.phase, a.objective, a.reason);
 	else
 		printf("auto:        not running (stale state of pid %d)\n",
 		       a.pid);
