@@ -782,8 +782,8 @@ notrace int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 
 /**
  * wp_core_then_cpu() - idlecore's search: wp_mask_search() for a whole
- * idle core, then for any idle CPU; finding neither, what the kernel's
- * search returns when it finds nothing (wp_sis_none()).
+ * idle core (when SMT is active), then for any idle CPU; finding neither,
+ * what the kernel's search returns when it finds nothing (wp_sis_none()).
  * @w: the wakeup.
  * @llc: target's LLC state.
  * @tries: at most this many candidates per mask walk.
@@ -793,8 +793,14 @@ notrace int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 notrace int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc,
 			     int tries)
 {
-	int cpu = wp_mask_search(w, llc, true, tries);
+	int cpu = -1;
 
+	/*
+	 * Without SMT a core is one CPU: the core walk would claim what the
+	 * CPU walk claims, and a busy LLC would be walked twice.
+	 */
+	if (sched_smt_active())
+		cpu = wp_mask_search(w, llc, true, tries);
 	if (cpu < 0)
 		cpu = wp_mask_search(w, llc, false, tries);
 	return cpu >= 0 ? cpu : wp_sis_none(w, -1);

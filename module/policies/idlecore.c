@@ -31,7 +31,8 @@ static notrace int idlecore_select(struct wp_wakeup *w)
  * For the docs (scripts/gen-docs):
  * search: a whole idle core first (all its siblings idle in the idle
  *	mask, the core claimed by one cmpxchg, siblings in other words of
- *	the mask checked after it), then any idle CPU
+ *	the mask checked after it), then any idle CPU; without SMT a
+ *	core is a CPU and the mask is walked once
  * idea: sched_ext's default, SIS_CORE
  * tunable max_tries: candidates claimed and re-checked at most, as whole
  *	idle cores, then in the idle mask

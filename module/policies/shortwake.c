@@ -96,21 +96,25 @@ static notrace int shortwake_select(struct wp_wakeup *w)
 {
 	int tries = READ_ONCE(shortwake_tun[MAX_TRIES].val), cpu;
 	struct wp_llc *llc = wp_llc_of(w->target);
+	bool smt = sched_smt_active();
 
 	if (!llc) {
 		wp_count(WP_C_STALE);
 		return WP_HANDBACK;
 	}
-	cpu = wp_mask_search(w, llc, true, tries);
+	/* Without SMT every idle CPU is an idle core: one walk, before local. */
+	cpu = wp_mask_search(w, llc, smt, tries);
 	if (cpu >= 0)
 		return cpu;
 	if (shortwake_local(w)) {
 		w->outcome = WP_OUT_LOCAL;
 		return w->this_cpu;
 	}
-	cpu = wp_mask_search(w, llc, false, tries);
-	if (cpu >= 0)
-		return cpu;
+	if (smt) {
+		cpu = wp_mask_search(w, llc, false, tries);
+		if (cpu >= 0)
+			return cpu;
+	}
 	return wp_sis_none(w, -1);
 }
 
