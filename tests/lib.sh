@@ -252,10 +252,29 @@ group_pids() {
 	done
 }
 
+# pause_load, resume_load: stop and continue every background load, for
+# checks of a snapshot that need no load and under it would take minutes
+# of TCG time (each fork waits behind the load).
+pause_load() {
+	local p
+	for p in "${WP_BG_PIDS[@]}"; do
+		kill -STOP -- "-$p" 2>/dev/null
+	done
+	return 0
+}
+resume_load() {
+	local p
+	for p in "${WP_BG_PIDS[@]}"; do
+		kill -CONT -- "-$p" 2>/dev/null
+	done
+	return 0
+}
+
 stop_load() {
 	local p
 	for p in "${WP_BG_PIDS[@]}"; do
 		kill -TERM -- "-$p" 2>/dev/null
+		kill -CONT -- "-$p" 2>/dev/null	# a paused load takes its TERM
 	done
 	for p in "${WP_BG_PIDS[@]}"; do
 		wait "$p" 2>/dev/null

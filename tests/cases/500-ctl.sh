@@ -113,6 +113,7 @@ assert_gt "$(jqo '.samples[0].policies[0].tracked')" 0 "mirror tracked wakeups i
 wp_write latency_sample 0 || fail "latency_sample 0 refused"
 ctl_ok -j stats --policy mirror
 wp_write latency_sample 1 || fail "latency_sample 1 refused"
+pause_load	# what follows reads the snapshot in $OUT
 m='.policies[0]'
 for k in tracked stacked missed_idle unplaced; do
 	v=$(jqo "$m.$k")
@@ -151,6 +152,7 @@ ctl_ok stats --policy mirror --outcomes
 grep -Eq "^POLICY +STACKED +MISSED +DOUBLE" "$OUT" || fail "stats: no MISSED column beside STACKED"
 grep -Eq "^  unplaced +[0-9]" "$OUT" || fail "stats --outcomes: no unplaced row"
 assert_eq "$(awk 'length($0) > 80' "$OUT" | wc -l)" 0 "stats --outcomes: lines over 80 columns"
+resume_load
 
 # ---- bad input against the real module: refused, nothing changed -------------------------
 ctl policy set nope
