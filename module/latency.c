@@ -22,8 +22,9 @@
  *		queued on, notes that CPU, whether it was busy (stacked),
  *		whether it had just been given another wakee that has not
  *		run yet (a double pick) and, for a stacked wakee, whether an
- *		idle CPU it may use existed in that LLC (missed idle: the
- *		oracle, the same test at the same moment for every policy);
+ *		idle CPU it may use, idle since before the stamp, existed in
+ *		that LLC (missed idle: the oracle, the same test at the same
+ *		moment for every policy);
  * switch-in	sched_switch, on whatever CPU runs the task, consumes the
  *		slot and accounts it all to the slot's policy and row on
  *		that CPU's counters and histograms.
@@ -137,12 +138,16 @@ static DEFINE_PER_CPU(unsigned int, wp_lat_countdown);
  * Per CPU, the last arrival there and its task while it has not run: the
  * double-pick check.  Set under that CPU's runqueue lock, by whichever CPU
  * holds it; cleared when the task runs, wherever it runs (a cmpxchg from
- * another CPU when load balancing moved it).
+ * another CPU when load balancing moved it).  And since when the CPU runs
+ * its idle task (written by the CPU at its switches: 0 when measuring
+ * began, WP_NOT_IDLE while it runs a task), for the oracle.
  */
 struct wp_arrival {
 	u64 t;
 	struct task_struct *pending;
+	u64 idle_since;
 };
+#define WP_NOT_IDLE	U64_MAX
 static DEFINE_PER_CPU_SHARED_ALIGNED(struct wp_arrival, wp_arrival);
 
 static struct tracepoint *wp_tp_waking, *wp_tp_wakeup, *wp_tp_switch;
@@ -325,10 +330,18 @@ static notrace void wp_lat_probe_waking(void *data, struct task_struct *p)
 /*
  * The oracle: is a CPU of @cpu's LLC that @p may use idle now, by the
  * kernel's own test (nothing current but the idle task, nothing queued or
- * pending, its vCPU running)?  Runs only for stacked wakees; reads up to
- * the LLC's runqueues, a cost of the measurement, not of any policy.
+ * pending, its vCPU running), and has it been idle since before the wakeup
+ * began at @t0?  Then it was idle when the wakee was placed, whoever
+ * placed it.  A CPU that went idle between the placement and the arrival
+ * is no miss: no policy could have seen it (under TCG that window lasts
+ * milliseconds, and at 32 CPUs and level 0.9 nearly all of idlemask's
+ * misses by the idle test alone were such CPUs).  State first, then the
+ * time: a CPU idle now whose last switch to idle came before @t0 made no
+ * switch since.  Runs only for stacked wakees; reads up to the LLC's
+ * runqueues, a cost of the measurement, not of any policy.
  */
-static notrace bool wp_lat_idle_elsewhere(struct task_struct *p, int cpu)
+static notrace bool wp_lat_idle_elsewhere(struct task_struct *p, int cpu,
+					  u64 t0)
 {
 	struct sched_domain *sd = wp_sd_llc(cpu);
 	int c;
@@ -336,7 +349,8 @@ static notrace bool wp_lat_idle_elsewhere(struct task_struct *p, int cpu)
 	if (!sd)
 		return false;
 	for_each_cpu_and(c, sched_domain_span(sd), p->cpus_ptr)
-		if (c != cpu && cpu_active(c) && wp_available_idle_cpu(c))
+		if (c != cpu && cpu_active(c) && wp_available_idle_cpu(c) &&
+		    READ_ONCE(per_cpu_ptr(&wp_arrival, c)->idle_since) <= t0)
 			return true;
 	return false;
 }
@@ -363,7 +377,7 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	    wp_rq_nr_not_delayed(rq) > 1) {
 		flags |= WP_LAT_STACKED;
 		if (READ_ONCE(s->outcome) != WP_LAT_UNPLACED &&
-		    wp_lat_idle_elsewhere(p, cpu))
+		    wp_lat_idle_elsewhere(p, cpu, READ_ONCE(s->t0)))
 			flags |= WP_LAT_MISSED;
 	}
 	a = per_cpu_ptr(&wp_arrival, cpu);
@@ -533,7 +547,13 @@ static notrace void wp_lat_probe_switch(void *data, bool preempt,
 	wp_test_count(WP_C_PROBE_HITS);
 	if (a->pending == next)
 		a->pending = NULL;
-	if (is_idle_task(next) || !atomic_read(&wp_lat_live))
+	if (is_idle_task(next)) {
+		WRITE_ONCE(a->idle_since, local_clock());
+		return;
+	}
+	if (is_idle_task(prev))
+		WRITE_ONCE(a->idle_since, WP_NOT_IDLE);
+	if (!atomic_read(&wp_lat_live))
 		return;
 	s = wp_lat_find(next, &k);
 	if (!s)
@@ -593,7 +613,7 @@ static void wp_lat_probes_off(void)
  */
 static int wp_lat_probes_on(void)
 {
-	int ret;
+	int ret, cpu;
 
 	if (wp_lat_probes)
 		return 0;
@@ -609,6 +629,12 @@ static int wp_lat_probes_on(void)
 	}
 	memset(wp_lat_tab, 0, sizeof(*wp_lat_tab) << wp_lat_bits);
 	atomic_set(&wp_lat_live, 0);
+	/*
+	 * Idle since before anything is measured: a CPU busy now switches to
+	 * idle, which sets the time, before the oracle can find it idle.
+	 */
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&wp_arrival, cpu)->idle_since, 0);
 	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
 					NULL);
 	if (ret)

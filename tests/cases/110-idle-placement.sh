@@ -96,7 +96,19 @@ done
 # waker's CPU or its busy prev), whatever is idle next to it.  Where the
 # wakee then runs is not asserted: queued behind the spinner, it may be
 # pulled by the idle CPU next to P (seen: 12 of 40 under TCG).
+# The oracle looks on: a wakee stacked on W or P while the CPUs of E sat
+# idle all along is a missed idle CPU (the measurement's own test, so a
+# broken oracle that never fires fails here).
+wp_write latency_sample 1 || fail "latency_sample 1 refused"
 read -r inE onW n pinE pW picks <<<"$(landing noscan)"
+# Tracking off, then one read: its counts are of the same wakeups.
+wp_write latency_sample 0 || fail "latency_sample 0 refused"
+read -r tr st mi < <(wp_read stats/noscan | awk '{ v[$1] = $2 }
+	END { print v["tracked"] + 0, v["stacked"] + 0, v["missed_idle"] + 0 }')
+log "noscan: tracked $tr, stacked $st, missed idle $mi"
+assert_ge "$st" $((n / 2)) "noscan: stacked wakeups (the wakee's on W or P)"
+assert_le "$mi" "$st" "noscan: missed idle <= stacked"
+assert_ge $((mi * 100 / st)) 50 "noscan: % of stacked wakeups that missed an idle CPU of E"
 assert_ge "$picks" $((n / 2)) "noscan: traced picks of the wakee's wakeups"
 assert_ge $((pW * 100 / picks)) 75 "noscan: % of picks on the target (waker's CPU or prev)"
 assert_le $((pinE * 100 / picks)) 25 "noscan: % of picks on an idle CPU it did not look for"
