@@ -255,20 +255,15 @@ group_pids() {
 # pause_load, resume_load: stop and continue every background load, for
 # checks of a snapshot that need no load and under it would take minutes
 # of TCG time (each fork waits behind the load).
-pause_load() {
+_load_signal() {
 	local p
 	for p in "${WP_BG_PIDS[@]}"; do
-		kill -STOP -- "-$p" 2>/dev/null
+		kill "-$1" -- "-$p" 2>/dev/null
 	done
 	return 0
 }
-resume_load() {
-	local p
-	for p in "${WP_BG_PIDS[@]}"; do
-		kill -CONT -- "-$p" 2>/dev/null
-	done
-	return 0
-}
+pause_load() { _load_signal STOP; }
+resume_load() { _load_signal CONT; }
 
 stop_load() {
 	local p
