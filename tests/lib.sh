@@ -267,10 +267,8 @@ resume_load() { _load_signal CONT; }
 
 stop_load() {
 	local p
-	for p in "${WP_BG_PIDS[@]}"; do
-		kill -TERM -- "-$p" 2>/dev/null
-		kill -CONT -- "-$p" 2>/dev/null	# a paused load takes its TERM
-	done
+	_load_signal TERM
+	_load_signal CONT	# a paused load takes its TERM
 	for p in "${WP_BG_PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 		kill -KILL -- "-$p" 2>/dev/null
@@ -554,6 +552,8 @@ pick_share() {
 
 # stat_of POLICY KEY: one value of stats/POLICY.
 stat_of() { wp_read "stats/$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+# counter KEY: a module-wide counter (the counters file; empty when absent).
+counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 # in_list WORD LIST: WORD is one of LIST's words.
 in_list() { [[ " $2 " == *" $1 "* ]]; }
 

@@ -5,8 +5,6 @@
 # tier: core flavour
 . "$WP_TESTS/lib.sh"
 
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
-
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 

@@ -5,12 +5,9 @@
 # tier: core
 . "$WP_TESTS/lib.sh"
 
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
-
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'
 bg_load -g 1 -l 100
-
 
 read -ra pols <<<"$(wp_policies)"
 assert_eq "${pols[*]}" "$(src_policies)" "available_policies: the policies of list.h"

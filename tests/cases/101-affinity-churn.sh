@@ -6,7 +6,6 @@
 
 churn=$WP_ROOT/tests/tools/churn
 [ -x "$churn" ] || fail "tests/tools/churn not built"
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 
 wp_load
 at_exit 'wp_loaded && rmmod wakeplace'

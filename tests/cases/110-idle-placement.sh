@@ -76,12 +76,11 @@ landing() {
 
 # Without SMT a core is one CPU: idlecore walks the mask once, for idle
 # CPUs, and claims no core (a core walk first walked a busy LLC twice).
-claims() { wp_read counters | awk '$1 == "core_claims" { print $2 }'; }
 for pol in idlemask idlecore bounded; do
-	claims0=$(claims)
+	claims0=$(counter core_claims)
 	read -r inE onW n pinE pW picks <<<"$(landing $pol)"
 	if [ $pol = idlecore ] && ! has_smt; then
-		assert_eq "$(($(claims) - claims0))" 0 \
+		assert_eq "$(($(counter core_claims) - claims0))" 0 \
 			"idlecore without SMT: core claims (one walk, for idle CPUs)"
 	fi
 	assert_ge "$picks" $((n / 2)) "$pol: traced picks of the wakee's wakeups"

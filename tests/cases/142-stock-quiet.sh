@@ -5,8 +5,7 @@
 # tier: core
 . "$WP_TESTS/lib.sh"
 
-# cnt NAME: a hook counter (probe_hits and hook_hits exist in test builds).
-cnt() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
+# probe_hits and hook_hits: hook counters of test builds.
 # ctxt: context switches of the whole guest so far.
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
 # loaded_for S: S seconds pass under the load, with at least 2000 context
@@ -19,21 +18,21 @@ loaded_for() {
 }
 # over NAME N: counter NAME is above N now (for wait_until, which runs
 # its command again each time).
-over() { [ "$(cnt "$1")" -gt "$2" ]; }
+over() { [ "$(counter "$1")" -gt "$2" ]; }
 tracked() { [ "$(stat_of stock tracked)" -gt 0 ]; }
 detached() { [ "$(wp_read hook)" = detached ]; }
 # still: probe_hits and hook_hits hold still for 2 s.
 still() {
 	local a b
-	a="$(cnt probe_hits) $(cnt hook_hits)"
+	a="$(counter probe_hits) $(counter hook_hits)"
 	sleep 2
-	b="$(cnt probe_hits) $(cnt hook_hits)"
+	b="$(counter probe_hits) $(counter hook_hits)"
 	[ "$a" = "$b" ]
 }
 
 wp_load detach_ms=500
 at_exit 'wp_loaded && rmmod wakeplace'
-if [ -z "$(cnt probe_hits)" ] || [ -z "$(cnt hook_hits)" ]; then
+if [ -z "$(counter probe_hits)" ] || [ -z "$(counter hook_hits)" ]; then
 	fail "counters has no probe_hits/hook_hits: not a test build?"
 fi
 assert_eq "$(wp_read policy)" stock "policy at load"
@@ -46,9 +45,9 @@ at_exit stop_load
 
 # 1. Stock, no shadow, measurement off: nothing runs.
 loaded_for 4
-assert_eq "$(cnt probe_hits)" 0 "stock, measurement off: probe hits under load"
-assert_eq "$(cnt hook_hits)" 0 "stock, measurement off: hook hits under load"
-assert_eq "$(cnt calls)" 0 "stock, measurement off: hook calls under load"
+assert_eq "$(counter probe_hits)" 0 "stock, measurement off: probe hits under load"
+assert_eq "$(counter hook_hits)" 0 "stock, measurement off: hook hits under load"
+assert_eq "$(counter calls)" 0 "stock, measurement off: hook calls under load"
 log "stock, off: probe_hits 0 hook_hits 0"
 
 # 2. Measurement on: the probes run and stock's wakeups are measured (by
@@ -59,18 +58,18 @@ wait_until 60 over probe_hits 0 ||
 wait_until 60 tracked ||
 	fail "measurement on: no tracked stock wakeups in 60 s under load"
 loaded_for 2
-on=$(cnt probe_hits)
+on=$(counter probe_hits)
 assert_gt "$on" 0 "measurement on: probe hits"
-assert_eq "$(cnt hook_hits)" 0 "measurement on, stock: hook hits"
+assert_eq "$(counter hook_hits)" 0 "measurement on, stock: hook hits"
 assert_eq "$(wp_read hook)" detached "measurement on, stock: hook"
 log "stock, on: probe_hits $on hook_hits 0"
 
 # 3. Off again: the probes are gone when the write returns.
 wp_write latency_sample 0 || fail "latency_sample 0 refused"
-p0=$(cnt probe_hits)
+p0=$(counter probe_hits)
 loaded_for 4
-assert_eq "$(cnt probe_hits)" "$p0" "measurement off again: new probe hits"
-assert_eq "$(cnt hook_hits)" 0 "measurement off again: hook hits"
+assert_eq "$(counter probe_hits)" "$p0" "measurement off again: new probe hits"
+assert_eq "$(counter hook_hits)" 0 "measurement off again: hook hits"
 log "stock, off again: probe_hits still $p0"
 
 # 4. A policy with the hook and the idle state's probes, then stock: once
@@ -82,8 +81,8 @@ wait_until 60 over probe_hits "$p0" || fail "idlemask: no idle-state probe hits 
 wp_write policy stock || fail "cannot set stock"
 wait_until 60 detached || fail "hook still attached 60 s after stock"
 wait_until 120 still || fail "probe or hook hits still rising 120 s after stock"
-p1=$(cnt probe_hits) h1=$(cnt hook_hits)
+p1=$(counter probe_hits) h1=$(counter hook_hits)
 loaded_for 4
-assert_eq "$(cnt probe_hits)" "$p1" "back on stock: new probe hits"
-assert_eq "$(cnt hook_hits)" "$h1" "back on stock: new hook hits"
+assert_eq "$(counter probe_hits)" "$p1" "back on stock: new probe hits"
+assert_eq "$(counter hook_hits)" "$h1" "back on stock: new hook hits"
 pass "stock with measurement off runs no probe and no hook under load (0 hits); on: $on probe hits; off again and after idlemask: none"

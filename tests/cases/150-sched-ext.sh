@@ -9,7 +9,6 @@ scx=$("$WP_ROOT/scripts/buildroot" scx "$(uname -r)") ||
 	skip "no sched_ext examples built for $(uname -r) (make deps)"
 require_cmd jq
 
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 scx_state() { cat /sys/kernel/sched_ext/state; }
 scx_is() { [ "$(scx_state)" = "$1" ]; }
 SCX_PID=

@@ -16,7 +16,6 @@ MSG='wakeplace: select_task_rq_fair is already redirected by livepatch or anothe
 [ -f "$LP" ] || fail "livepatch module not built: $LP (make -C tests/tools/livepatch KVER=$(uname -r))"
 [ -d /sys/kernel/livepatch ] || skip "no livepatch support in this kernel"
 
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 msgs() { dmesg_since_start | grep -cE -- "$MSG"; }
 # lp_gone: the patch is disabled and its module removed (rmmod once it can).
 lp_gone() {

@@ -6,7 +6,6 @@
 
 P=/sys/module/wakeplace/parameters
 MSG='wakeplace: cannot detach from select_task_rq_fair \(-19\): the module stays loaded'
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 msgs() { dmesg_since_start | grep -cE -- "$MSG"; }
 hook_is() { [ "$(wp_read hook)" = "$1" ]; }
 at_exit '[ -e $P/test_detach_fail ] && echo 0 > $P/test_detach_fail'

@@ -14,7 +14,6 @@
 # 120 s, the hold by 300 s.  Write times are reported, not asserted.
 . "$WP_TESTS/lib.sh"
 
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 P=/sys/module/$WP_MODNAME/parameters
 sys=/sys/devices/system/cpu
 

@@ -11,7 +11,6 @@
 # test_attach_delay_ms before it registers, far longer than that wait.
 . "$WP_TESTS/lib.sh"
 
-counter() { wp_read counters | awk -v k="$1" '$1 == k { print $2 }'; }
 P=/sys/module/$WP_MODNAME/parameters
 tracefs_mount
 tr=$TRACEFS
