@@ -11,7 +11,7 @@ for pol in mirror idlemask; do
 	bg_load -g 2 -l 1000
 
 	sleep 2
-	picks=$(wp_read stats/$pol | awk '$1 == "picks" { print $2 }')
+	picks=$(stat_of $pol picks)
 	assert_gt "$picks" 0 "$pol placed wakeups before the unload"
 	wp_unload
 	stop_load

@@ -117,5 +117,5 @@ read -r n bad < <(awk '
 log "traced picks with target in {0,2}: $n, outside {0,2}: $bad"
 assert_gt "$n" 0 "traced picks with target 0 or 2"
 assert_eq "$bad" 0 "picks of a target in {0,2} outside {0,2}"
-assert_eq "$(wp_read counters | awk '$1 == "corrected" { print $2 }')" 0 "corrected picks"
+assert_eq "$(counter corrected)" 0 "corrected picks"
 wp_unload

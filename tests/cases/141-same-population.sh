@@ -88,7 +88,7 @@ for pol in stock mirror idlemask; do
 		eval "u_${pol}_$settle=$u"
 	done
 done
-assert_eq "$(wp_read counters | awk '$1 == "lat_dropped" { print $2 }')" 0 "lat_dropped"
+assert_eq "$(counter lat_dropped)" 0 "lat_dropped"
 
 # The stats agree with the events: unplaced is its own counter, not in
 # tracked, and the latency files' unplaced row is not in all.

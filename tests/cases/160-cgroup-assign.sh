@@ -58,7 +58,7 @@ id=$(stat -c %i $top/lat)
 assert_eq "$(wp_read cgroups)" "$id idlemask assigned /wp160/lat" "cgroups file lists id, policy, state, path"
 assert_eq "$(wp_read hook)" attached "hook attached for a non-stock assignment"
 check_picks "lat=idlemask lat/sub=idlemask batch=none other=none"
-assert_gt "$(wp_read counters | awk '$1 == "cgroup_wakeups" { print $2 }')" 0 "cgroup_wakeups counted"
+assert_gt "$(counter cgroup_wakeups)" 0 "cgroup_wakeups counted"
 
 # cg_stat ID KEY...: values of one read of the assignment's cgroup_stats
 # line, in KEY order ("outcomes": the sum of the outcome counters).
@@ -171,7 +171,7 @@ wait_until 30 eval "wp_read cgroups | grep -qx '$gid idlecore removed /wp160/gon
 pass "the removed cgroup's assignment is listed as removed"
 dmesg_since_start | grep -q "wakeplace: cgroup /wp160/gone was removed: its assignment to idlecore is gone" ||
 	fail "no log line for the removed cgroup"
-assert_eq "$(wp_read counters | awk '$1 == "cgroup_removed" { print $2 }')" 1 "cgroup_removed"
+assert_eq "$(counter cgroup_removed)" 1 "cgroup_removed"
 wait_until 30 eval '[ "$(wp_read hook)" = detached ]' ||
 	fail "hook not detached after the removal"
 mkdir $top/gone || fail "mkdir gone again"
