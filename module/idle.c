@@ -296,12 +296,6 @@ static struct wp_idle_state *wp_state_build(void)
 		set_bit(cpu, st->llc[i].span);
 		st->llc[i].weight++;
 	}
-	/* Seed from the runqueues; the probes keep it current from here. */
-	preempt_disable();
-	for_each_online_cpu(cpu)
-		if (st->llc_of[cpu] >= 0 && wp_rq_idle(wp_rq(cpu)))
-			wp_mark_idle(&st->llc[st->llc_of[cpu]], cpu);
-	preempt_enable();
 out:
 	kfree(ids);
 	return st;
@@ -317,8 +311,27 @@ static void wp_state_free_rcu(struct rcu_head *rcu)
 }
 
 /*
- * Build and publish a new state; the old one is freed after a grace
- * period by RCU.  Called with wp_idle_mutex and the CPU hotplug lock held
+ * Seed a published @st from the runqueues.  Only after publishing: a CPU
+ * that goes idle while this runs marks itself in @st (the probes read
+ * wp_idle_st), where seeding first would leave it hidden, marked in the
+ * old state only, until its next pass through the idle loop (seconds on
+ * a NOHZ CPU).  A CPU read idle that is busy by the time its bit is set
+ * is stale, found on the first claim's re-check.
+ */
+static void wp_state_seed(struct wp_idle_state *st)
+{
+	int cpu;
+
+	preempt_disable();
+	for_each_online_cpu(cpu)
+		if (st->llc_of[cpu] >= 0 && wp_rq_idle(wp_rq(cpu)))
+			wp_mark_idle(&st->llc[st->llc_of[cpu]], cpu);
+	preempt_enable();
+}
+
+/*
+ * Build and publish a new state, then seed it; the old one is freed after
+ * a grace period by RCU.  Called with wp_idle_mutex and the CPU hotplug lock held
  * (the online mask stays as built until the callbacks see the next
  * change).
  */
@@ -332,6 +345,7 @@ static int wp_state_replace_cpuslocked(void)
 	old = rcu_dereference_protected(wp_idle_st,
 					lockdep_is_held(&wp_idle_mutex));
 	rcu_assign_pointer(wp_idle_st, st);
+	wp_state_seed(st);
 	this_cpu_inc(wp_counters.c[WP_C_REBUILDS]);
 	if (old)
 		call_rcu(&old->rcu, wp_state_free_rcu);
