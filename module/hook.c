@@ -71,17 +71,21 @@ module_param(slow_window_ms, uint, 0644);
 MODULE_PARM_DESC(slow_window_ms, "The window slow_max slow picks must fall in to revert (ms, default 10000)");
 
 /*
- * The last WP_SLOW_RING slow picks' times (jiffies), a sliding window: the
- * policy trips when the slow_max-th most recent slow pick is no older than
- * slow_window_ms, so sporadic host preemption (any VM) spread over time
- * never adds up to a revert.  Lock-free: a slot another CPU has not written
- * yet reads old, which only delays a trip.  Slots at or before wp_slow_base
- * belong to an earlier policy and are never compared.
+ * Per policy, the last WP_SLOW_RING slow picks' times (jiffies), a sliding
+ * window: a policy trips when its slow_max-th most recent slow pick is no
+ * older than slow_window_ms, so sporadic host preemption (any VM) spread
+ * over time never adds up to a revert.  One window per policy: with cgroup
+ * assignments several policies pick at once, and each answers for its own
+ * slow picks only.  Lock-free: a slot another CPU has not written yet
+ * reads old, which only delays a trip.  Slots at or before @base were
+ * written before the policy was last chosen and are never compared.
  */
 #define WP_SLOW_RING	256
-static u64 wp_slow_ring[WP_SLOW_RING];
-static atomic_t wp_slow_seq = ATOMIC_INIT(0);
-static unsigned int wp_slow_base;
+static struct wp_slow_win {
+	u64 ring[WP_SLOW_RING];
+	atomic_t seq;
+	unsigned int base;
+} wp_slow[WP_NR_POLICIES];
 
 /* 0, or 1 + policy index * WP_TRIP_NR + reason: set once per trip. */
 int wp_tripped;
@@ -284,9 +288,10 @@ struct wakeplace_policy *wp_trip_decode(int t, const char **why)
 	return wp_policies[v / WP_TRIP_NR];
 }
 
-/* A slow timed pick: trip when slow_max of them fall in the window. */
+/* A slow timed pick: trip when slow_max of @pol's fall in the window. */
 static notrace void wp_slow_pick(struct wakeplace_policy *pol)
 {
+	struct wp_slow_win *w = &wp_slow[wp_policy_index(pol)];
 	unsigned int n = READ_ONCE(slow_max), seq;
 	u64 now = get_jiffies_64(), old;
 
@@ -294,11 +299,11 @@ static notrace void wp_slow_pick(struct wakeplace_policy *pol)
 	if (!n)
 		return;
 	n = min_t(unsigned int, n, WP_SLOW_RING);
-	seq = atomic_inc_return(&wp_slow_seq);
-	WRITE_ONCE(wp_slow_ring[seq % WP_SLOW_RING], now);
-	if (seq - READ_ONCE(wp_slow_base) < n)
+	seq = atomic_inc_return(&w->seq);
+	WRITE_ONCE(w->ring[seq % WP_SLOW_RING], now);
+	if (seq - READ_ONCE(w->base) < n)
 		return;
-	old = READ_ONCE(wp_slow_ring[(seq - n + 1) % WP_SLOW_RING]);
+	old = READ_ONCE(w->ring[(seq - n + 1) % WP_SLOW_RING]);
 	if (now - old <= (u64)READ_ONCE(slow_window_ms) * HZ / MSEC_PER_SEC)
 		wp_trip(pol, WP_TRIP_SLOW);
 }
@@ -817,10 +822,17 @@ int wp_hook_want(bool on, bool block)
 	return err;
 }
 
-/* A new policy starts with no slow picks in its window. */
-void wp_hook_reset_slow(void)
+/**
+ * wp_hook_reset_slow() - empty @pol's window of slow picks.
+ * @pol: a registered policy.
+ *
+ * A policy chosen again, or reverted, starts with no slow picks.
+ */
+void wp_hook_reset_slow(struct wakeplace_policy *pol)
 {
-	WRITE_ONCE(wp_slow_base, atomic_read(&wp_slow_seq));
+	struct wp_slow_win *w = &wp_slow[wp_policy_index(pol)];
+
+	WRITE_ONCE(w->base, atomic_read(&w->seq));
 }
 
 /*

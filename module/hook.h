@@ -30,7 +30,7 @@ const char *wp_hook_state(void);
 u64 wp_hook_attach_us(void);
 bool wp_hook_lost(void);
 void wp_hook_set_lost(work_func_t fn);
-void wp_hook_reset_slow(void);
+void wp_hook_reset_slow(struct wakeplace_policy *pol);
 void wp_hook_set_revert(work_func_t fn);
 void wp_hook_stop_revert(void);
 

@@ -77,6 +77,7 @@ struct wp_cg_table __rcu *wp_cg_tab;
 
 /* One bit per policy in wp_observers. */
 static_assert(ARRAY_SIZE(wp_policies) <= BITS_PER_LONG);
+static_assert(ARRAY_SIZE(wp_policies) == WP_NR_POLICIES);
 
 /**
  * wp_policy_find() - the registered policy named @name.

@@ -17,6 +17,14 @@
 extern struct wakeplace_policy *wp_policies[];
 extern unsigned int wp_nr_policies;
 
+/* The policies' indices in wp_policies[], and their number at build. */
+#define WP_POLICY(n) WP_POLICY_IDX_##n,
+enum {
+#include "policies/list.h"
+	WP_NR_POLICIES
+};
+#undef WP_POLICY
+
 /* Serialises switches, tunables, resets and the revert work. */
 extern struct mutex wp_mutex;
 

@@ -329,7 +329,10 @@ static struct wakeplace_policy *wp_parse_name(const char *name, bool allow_off,
  * wp_set_policy() - make @name the active policy.
  * @name: a registered policy name.
  *
- * Returns once the new policy is in effect.  Clears a previous revert.
+ * Returns once the new policy is in effect.  Clears a previous revert
+ * and a pending trip; a trip still pending is carried out for the
+ * tripped policy's cgroup assignments (choosing the machine-wide policy
+ * chooses nothing for them).
  *
  * Return: 0, -EINVAL for an unknown name, or the policy's init error.
  */
@@ -346,9 +349,19 @@ int wp_set_policy(const char *name)
 	ret = wp_switch_slot(&wp_active, pol);
 	wp_lock_wait_ns = 0;
 	if (!ret) {
+		int t = READ_ONCE(wp_tripped);
+
 		this_cpu_inc(wp_counters.c[WP_C_SWITCHES]);
 		strscpy(wp_state_buf, "ok", sizeof(wp_state_buf));
-		wp_hook_reset_slow();
+		if (t) {
+			const char *why;
+			struct wakeplace_policy *tripped = wp_trip_decode(t, &why);
+
+			if (tripped->select_cpu)
+				wp_cg_revert(tripped, why);
+			wp_hook_reset_slow(tripped);
+		}
+		wp_hook_reset_slow(pol);
 		WRITE_ONCE(wp_tripped, 0);
 	}
 	mutex_unlock(&wp_mutex);
@@ -424,7 +437,7 @@ static void wp_revert_workfn(struct work_struct *work)
 	}
 	if (tripped && tripped->select_cpu)
 		wp_cg_revert(tripped, why);
-	wp_hook_reset_slow();
+	wp_hook_reset_slow(tripped);
 	WRITE_ONCE(wp_tripped, 0);
 out:
 	mutex_unlock(&wp_mutex);

@@ -145,6 +145,44 @@ read -r state < "$WP_S/state"
 [ "$state" = ok ] || st_bad "state after the stale revert: $state"
 sysw "$WP_PARAMS/test_revert_delay_ms" 0
 
+# A cgroup's policy trips, its revert held back, and a write to policy
+# comes first: the write chooses the machine-wide policy only, the
+# cgroup's assignment is still reverted, with its one line.  (A write used
+# to drop the pending trip: the policy that tripped stayed on the cgroup.)
+cg_tree wp705 sp
+pa=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+sysw "$WP_S/policy" stock
+cg_waker "$CG_TOP/sp"
+wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
+	st_bad "the waker pair did not start in /wp705/sp"
+wp_write cgroups "/wp705/sp $pa" || st_bad "assigning $pa to /wp705/sp refused"
+id=$(stat -c %i "$CG_TOP/sp")
+p0=$(stat_of "$pa" picks)
+wait_stat_gt 120 "$pa" picks $((p0 + 20)) || st_bad "$pa placed no wakeup of /wp705/sp"
+sysw "$WP_PARAMS/test_revert_delay_ms" 3000
+rev=$(counter reverted) cor=$(counter corrected)
+lines=$(kmsg_count "wakeplace: cgroup /wp705/sp: policy $pa reverted to stock: pick outside the allowed CPUs")
+sysw "$WP_PARAMS/test_fault" bad_cpu
+wait_counter_gt 60 corrected "$cor" || st_bad "bad_cpu under $pa in /wp705/sp: no corrected pick"
+sysw "$WP_PARAMS/test_fault" off
+sysw "$WP_S/policy" stock || st_bad "policy stock refused"
+wait_until 30 eval '[ "$(counter reverted)" -gt "$rev" ]' ||
+	st_bad "a write to policy cancelled the revert of $pa on /wp705/sp"
+sleep 4		# the held-back work ran; nothing more may follow
+cgl=$(wp_read cgroups)
+[ "$cgl" = "$id stock reverted /wp705/sp" ] ||
+	st_bad "cgroups after the trip of $pa: '$cgl', want '$id stock reverted /wp705/sp'"
+[ "$(counter reverted)" = $((rev + 1)) ] ||
+	st_bad "reverted rose by $(( $(counter reverted) - rev )), want 1"
+[ "$(kmsg_count "wakeplace: cgroup /wp705/sp: policy $pa reverted to stock: pick outside the allowed CPUs")" = $((lines + 1)) ] ||
+	st_bad "not exactly one line for the revert of $pa on /wp705/sp"
+policy_is stock || st_bad "the machine-wide policy moved: $(<"$WP_S/policy")"
+read -r state < "$WP_S/state"
+[ "$state" = ok ] || st_bad "state after the machine-wide write: $state"
+wp_write cgroups "/wp705/sp unset" || st_bad "unset /wp705/sp refused"
+cg_wakers_stop
+sysw "$WP_PARAMS/test_revert_delay_ms" 0
+
 # Without faults the policy works again and stays.
 pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
 sysw "$WP_S/policy" "$pol" || st_bad "switch to $pol refused after the faults"
