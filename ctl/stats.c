@@ -33,6 +33,7 @@
 
 #define OUT_STACKED(v, e, name, col, tag, desc)	"stacked_" #name
 #define OUT_MISSED(v, e, name, col, tag, desc)	"missed_" #name
+#define OUT_DOUBLE(v, e, name, col, tag, desc)	"double_" #name
 static const char *const skeys[S_NKEYS] = {
 	"picks", "target", "prev", "recent", "scan", "mask", "claim_lost",
 	"stale_hint", "fallback", "handback", "local", "scanned", "remote_lines",
@@ -44,8 +45,10 @@ static const char *const skeys[S_NKEYS] = {
 	[S_MISSED_OUT] = WP_OUTCOMES(OUT_MISSED),
 	[S_STALE_PENDING] = "stale_pending", "stale_running", "stale_preempted",
 	"audited", "false_busy",
+	[S_DOUBLE_OUT] = WP_OUTCOMES(OUT_DOUBLE),
 };
 _Static_assert(S_MISSED_OUT + N_OUTCOMES == S_STALE_PENDING, "skeys order");
+_Static_assert(S_FALSE_BUSY + 1 == S_DOUBLE_OUT, "skeys order");
 
 static const char *const ckeys[C_NKEYS] = {
 	"calls", "wakeups", "redirected", "handed_back", "corrected", "slow",
@@ -431,22 +434,25 @@ static void derive(const struct pstats *s, struct derived *d)
 	d->claim_pct = ratio(s->v[S_CLAIM_LOST], picks, 100.0);
 	d->stale_pct = ratio(s->v[S_STALE_HINT], picks, 100.0);
 	/*
-	 * Stacked and missed per row, in % of the row's tracked wakeups (its
-	 * latency count): "all" from the totals; no policy places the
-	 * unplaced row, nothing is stacked there.
+	 * Stacked, missed and double picks per row, in % of the row's tracked
+	 * wakeups (its latency count): "all" from the totals; no policy
+	 * places the unplaced row, nothing is stacked there.
 	 */
 	for (i = 0; i < LAT_ROWS; i++) {
 		int sk = i ? S_STACKED_OUT + i - 1 : S_STACKED;
 		int mk = i ? S_MISSED_OUT + i - 1 : S_MISSED_IDLE;
+		int dk = i ? S_DOUBLE_OUT + i - 1 : S_DOUBLE_PICKS;
 		uint64_t n = s->lat ? s->lat->count[i] : 0;
 
-		d->stk_pct[i] = d->mis_pct[i] = NAN;
+		d->stk_pct[i] = d->mis_pct[i] = d->dbl_pct[i] = NAN;
 		if (i == LAT_UNPLACED)
 			continue;
 		if (s->has[sk])
 			d->stk_pct[i] = ratio(s->v[sk], n, 100.0);
 		if (s->has[mk])
 			d->mis_pct[i] = ratio(s->v[mk], n, 100.0);
+		if (s->has[dk])
+			d->dbl_pct[i] = ratio(s->v[dk], n, 100.0);
 	}
 }
 
@@ -785,7 +791,7 @@ static void text_tables(const struct view *v, bool rate, emit_fn emit)
 
 /*
  * --outcomes: the latency rows of every shown policy (all, the outcomes,
- * unplaced), each with its stacked and missed-idle share.
+ * unplaced), each with its stacked, missed-idle and double-pick share.
  */
 static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 {
@@ -795,21 +801,22 @@ static void text_outcomes(const struct view *v, bool rate, emit_fn emit)
 	int i, k, q, o;
 
 	emit("");
-	snprintf(l, sizeof(l), "%-12s %10s %7s %7s %8s %8s %8s %8s", "OUTCOME",
-		 rate ? "COUNT/s" : "COUNT", "STACKED", "MISSED", "LAT50",
-		 "LAT90", "LAT99", "LAT99.9");
+	snprintf(l, sizeof(l), "%-11s %8s %7s %7s %7s %8s %8s %8s %8s",
+		 "OUTCOME", rate ? "COUNT/s" : "COUNT", "STACKED", "MISSED",
+		 "DOUBLE", "LAT50", "LAT90", "LAT99", "LAT99.9");
 	emit(l);
 	for (i = 0; i < v->n; i++) {
 		r = &v->r[i];
 		la = r->s.lat;
 		emit(name_cell(nm, r->name, r->active, TEXT_W, emit));
 		for (k = 0; k < LAT_ROWS; k++) {
-			o = snprintf(l, sizeof(l), "  %-10s %10s %7s %7s",
+			o = snprintf(l, sizeof(l), "  %-9s %8s %7s %7s %7s",
 				     lat_row[k], !la ? "-" :
 				     fitnum(b[4], la->count[k] / r->per, 0, "",
-					    10),
+					    8),
 				     fitnum(b[5], r->d.stk_pct[k], 1, "%", 7),
-				     fitnum(b[6], r->d.mis_pct[k], 1, "%", 7));
+				     fitnum(b[6], r->d.mis_pct[k], 1, "%", 7),
+				     fitnum(b[7], r->d.dbl_pct[k], 1, "%", 7));
 			for (q = 0; q < LAT_Q; q++)
 				o += snprintf(l + o, sizeof(l) - o, " %8s",
 					      la ? fns(b[q], la->pct[k][q]) :
@@ -856,6 +863,10 @@ static void j_derived(const struct derived *d)
 	for (i = 0; i < N_OUTCOMES; i++) {
 		snprintf(key, sizeof(key), "missed_%s_pct", lat_row[1 + i]);
 		j_num(key, d->mis_pct[1 + i], 3);
+	}
+	for (i = 0; i < N_OUTCOMES; i++) {
+		snprintf(key, sizeof(key), "double_%s_pct", lat_row[1 + i]);
+		j_num(key, d->dbl_pct[1 + i], 3);
 	}
 	j_num("claim_lost_pct", d->claim_pct, 3);
 	j_num("stale_hint_pct", d->stale_pct, 3);

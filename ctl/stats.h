@@ -38,7 +38,9 @@ enum {
 	S_MISSED_OUT = S_STACKED_OUT + N_OUTCOMES,	/* missed_<outcome> */
 	/* the idle mask's staleness by cause; audited, false_busy: test builds */
 	S_STALE_PENDING = S_MISSED_OUT + N_OUTCOMES, S_STALE_RUNNING,
-	S_STALE_PREEMPTED, S_AUDITED, S_FALSE_BUSY, S_NKEYS
+	S_STALE_PREEMPTED, S_AUDITED, S_FALSE_BUSY,
+	S_DOUBLE_OUT,				/* double_<outcome> */
+	S_NKEYS = S_DOUBLE_OUT + N_OUTCOMES
 };
 
 /* The keys of the counters file, as named in ckeys[] (stats.c). */
@@ -82,7 +84,8 @@ struct snapshot {
 
 struct derived {
 	double out_pct[N_OUTCOMES];
-	double stk_pct[LAT_ROWS], mis_pct[LAT_ROWS];	/* % of each row's count */
+	/* % of each row's count: stacked, missed idle, double picks */
+	double stk_pct[LAT_ROWS], mis_pct[LAT_ROWS], dbl_pct[LAT_ROWS];
 	double unplaced_pct;		/* % of tracked + unplaced */
 	double claim_pct, stale_pct;	/* claim_lost, stale_hint: % of picks */
 	double scan_len, rl_per_pick, xllc_pct, notprev_pct;

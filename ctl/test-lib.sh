@@ -86,10 +86,12 @@ fake_tunables() {
 # against lat_hist_file's rows (target 600, prev 300, scan 100 at 1000
 # picks): stacked_target 15 % of PICKS (25 % of the row), stacked_prev 6 %
 # (20 %), stacked_scan 4 % (40 %); missed_target 6 % (10 %), missed_prev
-# 1.5 % (5 %), missed_scan 2.5 % (25 %); the others 0; they sum to
-# stacked and missed_idle.  With FAKE_OLD=1 the body of a module without
+# 1.5 % (5 %), missed_scan 2.5 % (25 %); double_target 2 % (3.3 %),
+# double_scan 1 % (10 %); the others 0; they sum to stacked, missed_idle
+# and double_picks.  With FAKE_OLD=1 the body of a module without
 # latency tracking (no tracked...); with FAKE_PRE_ORACLE=1 one with
-# tracked... but without missed_idle, unplaced and the per-outcome keys.
+# tracked... but without missed_idle, unplaced and the per-outcome keys;
+# with FAKE_PRE_DOUBLE=1 one without double_<outcome>.
 # With FAKE_STALE=1 also the split of stale_hint (stale_pending,
 # stale_running, stale_preempted) and a test build's audited and
 # false_busy, at 0.
@@ -150,6 +152,14 @@ EOF
 			*)      v=0 ;;
 			esac
 			echo "missed_$o $v"
+		done
+		[ -n "${FAKE_PRE_DOUBLE:-}" ] || for o in $FAKE_OUTCOMES; do
+			case $o in
+			target) v=$((p * 2 / 100)) ;;
+			scan)   v=$((p / 100)) ;;
+			*)      v=0 ;;
+			esac
+			echo "double_$o $v"
 		done
 	fi
 	if [ -n "${FAKE_STALE:-}" ]; then

@@ -518,8 +518,10 @@ static notrace void wp_lat_account(struct task_struct *p, int cpu,
 		st->v[WP_ST_MISSED]++;
 		st->v[WP_ST_MISSED_OUT + row]++;
 	}
-	if (key & WP_LAT_DOUBLE)
+	if (key & WP_LAT_DOUBLE) {
 		st->v[WP_ST_DOUBLE]++;
+		st->v[WP_ST_DOUBLE_OUT + row]++;
+	}
 	if (placed >= 0 && placed != cpu)
 		st->v[WP_ST_MOVED]++;
 	if (prev != cpu) {

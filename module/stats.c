@@ -15,6 +15,7 @@
 #define WP_OUT_NAME(v, e, n, c, t, d)	#n
 #define WP_OUT_STACKED(v, e, n, c, t, d)	"stacked_" #n
 #define WP_OUT_MISSED(v, e, n, c, t, d)	"missed_" #n
+#define WP_OUT_DOUBLE(v, e, n, c, t, d)	"double_" #n
 
 const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_PICKS]		= "picks",
@@ -42,10 +43,12 @@ const char * const wp_stat_names[WP_ST_NR] = {
 	[WP_ST_UNPLACED]	= "unplaced",
 	[WP_ST_STACKED_OUT]	= WP_OUTCOMES(WP_OUT_STACKED),
 	[WP_ST_MISSED_OUT]	= WP_OUTCOMES(WP_OUT_MISSED),
+	[WP_ST_DOUBLE_OUT]	= WP_OUTCOMES(WP_OUT_DOUBLE),
 };
 #undef WP_OUT_NAME
 #undef WP_OUT_STACKED
 #undef WP_OUT_MISSED
+#undef WP_OUT_DOUBLE
 
 /*
  * The tracepoint prints an outcome by the value outcomes.h gives it: a

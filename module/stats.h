@@ -33,7 +33,8 @@ enum wp_stat {
 	WP_ST_UNPLACED,		/* tracked wakeups no policy placed */
 	WP_ST_STACKED_OUT,	/* WP_OUT_NR: stacked, per outcome */
 	WP_ST_MISSED_OUT = WP_ST_STACKED_OUT + WP_OUT_NR, /* and missed */
-	WP_ST_NR = WP_ST_MISSED_OUT + WP_OUT_NR,
+	WP_ST_DOUBLE_OUT = WP_ST_MISSED_OUT + WP_OUT_NR, /* and double picks */
+	WP_ST_NR = WP_ST_DOUBLE_OUT + WP_OUT_NR,
 };
 
 /**

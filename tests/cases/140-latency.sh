@@ -127,23 +127,28 @@ assert m["tracked"] >= n and m["stacked"] <= m["tracked"], m
 # The oracle and unplaced, as the module counts them: integers, in order.
 outs = sys.argv[3].split()
 keys = ["missed_idle", "unplaced"] + ["stacked_" + o for o in outs] + \
-	["missed_" + o for o in outs]
+	["missed_" + o for o in outs] + ["double_" + o for o in outs]
 for p in d["policies"]:
 	for k in keys:
 		assert isinstance(p[k], int), (p["name"], k, p[k])
 	assert p["missed_idle"] <= p["stacked"] <= p["tracked"], p["name"]
 	assert sum(p["stacked_" + o] for o in outs) == p["stacked"], p["name"]
 	assert sum(p["missed_" + o] for o in outs) == p["missed_idle"], p["name"]
+	assert sum(p["double_" + o] for o in outs) == p["double_picks"], p["name"]
 	assert list(p["latency"])[-1] == "unplaced", list(p["latency"])
 	dv = p["derived"]
 	for k in ["missed_idle_pct", "unplaced_pct"] + \
-		["stacked_%s_pct" % o for o in outs] + ["missed_%s_pct" % o for o in outs]:
+		["stacked_%s_pct" % o for o in outs] + ["missed_%s_pct" % o for o in outs] + \
+		["double_%s_pct" % o for o in outs]:
 		assert k in dv, (p["name"], k)
 	# derived per outcome: the tool divides by the latency row count
 	for o in outs:
 		c = p["latency"][o]["count"]
 		want = None if not c else round(100.0 * p["stacked_" + o] / c, 3)
 		got = dv["stacked_%s_pct" % o]
+		assert (got is None and want is None) or abs(got - want) < 0.002, (p["name"], o, got, want)
+		want = None if not c else round(100.0 * p["double_" + o] / c, 3)
+		got = dv["double_%s_pct" % o]
 		assert (got is None and want is None) or abs(got - want) < 0.002, (p["name"], o, got, want)
 	if p["tracked"]:
 		assert abs(dv["missed_idle_pct"] - 100.0 * p["missed_idle"] / p["tracked"]) < 0.002, dv

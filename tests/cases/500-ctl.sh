@@ -120,7 +120,7 @@ for k in tracked stacked missed_idle unplaced; do
 	[[ $v =~ ^[0-9]+$ ]] || fail "stats -j: mirror $k is '$v', not an integer"
 done
 for o in $(src_outcomes); do
-	for k in "stacked_$o" "missed_$o"; do
+	for k in "stacked_$o" "missed_$o" "double_$o"; do
 		[[ $(jqo "$m.$k") =~ ^[0-9]+$ ]] || fail "stats -j: mirror $k is not an integer"
 		assert_eq "$(jqo "$m.derived | has(\"${k}_pct\")")" true "stats -j: derived.${k}_pct exists"
 	done
@@ -132,6 +132,7 @@ assert_le "$mi" "$st" "stats -j: missed_idle <= stacked"
 assert_le "$st" "$tr" "stats -j: stacked <= tracked"
 assert_eq "$(jqo "[$m | to_entries[] | select(.key | test(\"^stacked_\")) | .value] | add")" "$st" "stats -j: stacked_<outcome> sum to stacked"
 assert_eq "$(jqo "[$m | to_entries[] | select(.key | test(\"^missed_\") and . != \"missed_idle\") | .value] | add")" "$mi" "stats -j: missed_<outcome> sum to missed_idle"
+assert_eq "$(jqo "[$m | to_entries[] | select(.key | test(\"^double_\") and . != \"double_picks\") | .value] | add")" "$(jqo "$m.double_picks")" "stats -j: double_<outcome> sum to double_picks"
 assert_eq "$(jqo "$m.latency.all.count")" "$tr" "stats -j: latency all count = tracked"
 assert_eq "$(jqo "$m.latency.unplaced.count")" "$un" "stats -j: latency unplaced count = unplaced"
 assert_eq "$(jqo "$m.latency | keys_unsorted | last")" unplaced "stats -j: unplaced is the last latency row"

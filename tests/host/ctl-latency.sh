@@ -54,24 +54,25 @@ run stats --outcomes
 check "stats --outcomes: exit 0, ten rows per policy in the ABI order (unplaced last)" \
 	eval '[ $RC = 0 ] && [ "$(awk "/^mirror\$/ {f = 1; next} /^[^ ]/ {f = 0} f {printf \"%s \", \$1}" "$OUT")" = "$LAT_ROWS " ]'
 read -ra F <<<"$(outcome all)"
-check "stats --outcomes: all = the cumulative row, stacked 25.0% missed 10.0% of tracked" \
-	eval '[ "${F[*]}" = "all 1000 25.0% 10.0% 10ns 145ns 11.4us 7.4ms" ]'
-check "stats --outcomes: header OUTCOME COUNT STACKED MISSED LAT50 ..." \
-	eval 'grep -Eq "^OUTCOME +COUNT +STACKED +MISSED +LAT50 +LAT90 +LAT99 +LAT99.9$" "$OUT"'
+check "stats --outcomes: all = the cumulative row, stacked 25.0% missed 10.0% double 3.0% of tracked" \
+	eval '[ "${F[*]}" = "all 1000 25.0% 10.0% 3.0% 10ns 145ns 11.4us 7.4ms" ]'
+check "stats --outcomes: header OUTCOME COUNT STACKED MISSED DOUBLE LAT50 ..." \
+	eval 'grep -Eq "^OUTCOME +COUNT +STACKED +MISSED +DOUBLE +LAT50 +LAT90 +LAT99 +LAT99.9$" "$OUT"'
+check "stats --outcomes: every line fits in 80 columns" fits80 "$OUT"
 read -ra F <<<"$(outcome target)"
-check "stats --outcomes: target 600 samples, stacked 150 (25.0%) missed 60 (10.0%): p50 10ns, p90 145ns (rank 540 is past bucket 10's 500)" \
-	eval '[ "${F[*]}" = "target 600 25.0% 10.0% 10ns 145ns 145ns 145ns" ]'
+check "stats --outcomes: target 600 samples, stacked 150 (25.0%) missed 60 (10.0%) double 20 (3.3%): p50 10ns, p90 145ns (rank 540 is past bucket 10's 500)" \
+	eval '[ "${F[*]}" = "target 600 25.0% 10.0% 3.3% 10ns 145ns 145ns 145ns" ]'
 read -ra F <<<"$(outcome prev)"
-check "stats --outcomes: prev 300 samples, stacked 60 (20.0%), missed 15 (5.0%)" \
-	eval '[ "${F[*]}" = "prev 300 20.0% 5.0% 145ns 145ns 145ns 145ns" ]'
+check "stats --outcomes: prev 300 samples, stacked 60 (20.0%), missed 15 (5.0%), no double" \
+	eval '[ "${F[*]}" = "prev 300 20.0% 5.0% 0.0% 145ns 145ns 145ns 145ns" ]'
 read -ra F <<<"$(outcome scan)"
-check "stats --outcomes: scan 100 samples, stacked 40.0% missed 25.0%: p99 7.4ms, p99.9 4.3s (the 2^32 ns bucket 895)" \
-	eval '[ "${F[*]}" = "scan 100 40.0% 25.0% 11.4us 11.4us 7.4ms 4.3s" ]'
+check "stats --outcomes: scan 100 samples, stacked 40.0% missed 25.0% double 10.0%: p99 7.4ms, p99.9 4.3s (the 2^32 ns bucket 895)" \
+	eval '[ "${F[*]}" = "scan 100 40.0% 25.0% 10.0% 11.4us 11.4us 7.4ms 4.3s" ]'
 read -ra F <<<"$(outcome recent)"
-check "stats --outcomes: an empty row shows 0 and dashes" eval '[ "${F[*]}" = "recent 0 - - - - - -" ]'
+check "stats --outcomes: an empty row shows 0 and dashes" eval '[ "${F[*]}" = "recent 0 - - - - - - -" ]'
 read -ra F <<<"$(outcome unplaced)"
 check "stats --outcomes: the unplaced row: 250 at 20ns, nothing stacked there (dashes)" \
-	eval '[ "${F[*]}" = "unplaced 250 - - 20ns 20ns 20ns 20ns" ]'
+	eval '[ "${F[*]}" = "unplaced 250 - - - 20ns 20ns 20ns 20ns" ]'
 check "stats --outcomes: the active stock has its rows too" eval '[ -n "$(outcome handback stock)" ]'
 check "stats --outcomes: every line fits in 80 columns" fits80 "$OUT"
 run stats -o --policy noscan
@@ -104,10 +105,12 @@ check "stats -j: missed_idle, unplaced and the per-outcome keys are integers" \
 check "stats -j: derived missed_idle_pct 10, unplaced_pct 20 (of tracked + unplaced)" \
 	eval 'jqe ".policies[] | select(.name == \"mirror\") | .derived | .missed_idle_pct == 10 and .unplaced_pct == 20 and .stacked_pct == 25"'
 check "stats -j: derived per outcome, % of the outcome's tracked (latency count); null without samples" \
-	eval 'jqe ".policies[] | select(.name == \"mirror\") | .derived | .stacked_target_pct == 25 and .missed_target_pct == 10 and .stacked_prev_pct == 20 and .missed_prev_pct == 5 and .stacked_scan_pct == 40 and .missed_scan_pct == 25 and .stacked_recent_pct == null and .missed_local_pct == null"'
+	eval 'jqe ".policies[] | select(.name == \"mirror\") | .derived | .stacked_target_pct == 25 and .missed_target_pct == 10 and .stacked_prev_pct == 20 and .missed_prev_pct == 5 and .stacked_scan_pct == 40 and .missed_scan_pct == 25 and .stacked_recent_pct == null and .missed_local_pct == null and .double_target_pct == 3.333 and .double_prev_pct == 0 and .double_scan_pct == 10 and .double_recent_pct == null"'
+check "stats -j: double_<outcome> are integers and sum to double_picks" \
+	eval 'jqe ".policies[] | select(.name == \"mirror\") | .double_target == 20 and .double_scan == 10 and .double_prev == 0 and ([to_entries[] | select(.key | startswith(\"double_\")) | select(.key != \"double_picks\") | .value] | add) == .double_picks"'
 # shellcheck disable=SC2016 # jq's own variables
-check "stats -j: a derived pair for every outcome" \
-	eval 'jq -e "[.policies[0].derived as \$d | \$ARGS.positional[] as \$o | \$d | has(\"stacked_\" + \$o + \"_pct\") and has(\"missed_\" + \$o + \"_pct\")] | length == $(wc -w <<<"$FAKE_OUTCOMES") and all" --args $FAKE_OUTCOMES <"$OUT" >/dev/null'
+check "stats -j: a derived triple for every outcome" \
+	eval 'jq -e "[.policies[0].derived as \$d | \$ARGS.positional[] as \$o | \$d | has(\"stacked_\" + \$o + \"_pct\") and has(\"missed_\" + \$o + \"_pct\") and has(\"double_\" + \$o + \"_pct\")] | length == $(wc -w <<<"$FAKE_OUTCOMES") and all" --args $FAKE_OUTCOMES <"$OUT" >/dev/null'
 check "stats -j: latency.unplaced is the last row, 250 at 20ns" \
 	eval 'jqe "[.policies[] | select(.name == \"mirror\") | .latency | (keys_unsorted | last) == \"unplaced\" and .unplaced.count == 250 and .unplaced.p50_ns == 20] | all"'
 check "stats -j: the oracle's order holds in the fake: missed_idle <= stacked <= tracked" \
@@ -167,11 +170,23 @@ read -ra G <<<"$(row mirror 4)"
 check "pre-oracle module: unplaced and missed are dashes, the rest is there" \
 	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror 1000 - - 10ns 145ns 11.4us 7.4ms" ] && [ "${G[*]}" = "mirror 25.0% - 3.0% 12.5% 60.0% 4.5%" ]'
 read -ra F <<<"$(outcome target)"
-check "pre-oracle module: --outcomes rows without stacked/missed shares" \
-	eval '[ "${F[*]}" = "target 600 - - 10ns 145ns 145ns 145ns" ]'
+check "pre-oracle module: --outcomes rows without stacked/missed/double shares" \
+	eval '[ "${F[*]}" = "target 600 - - - 10ns 145ns 145ns 145ns" ]'
 run -j stats
 check "pre-oracle module -j: missed_idle, unplaced, per-outcome keys and their % are null" \
-	eval '[ $RC = 0 ] && jqe ".policies[] | select(.name == \"mirror\") | .missed_idle == null and .unplaced == null and .stacked_target == null and .missed_scan == null and .derived.missed_idle_pct == null and .derived.unplaced_pct == null and .derived.stacked_target_pct == null and .derived.stacked_pct == 25"'
+	eval '[ $RC = 0 ] && jqe ".policies[] | select(.name == \"mirror\") | .missed_idle == null and .unplaced == null and .stacked_target == null and .missed_scan == null and .double_target == null and .derived.missed_idle_pct == null and .derived.unplaced_pct == null and .derived.stacked_target_pct == null and .derived.double_target_pct == null and .derived.stacked_pct == 25"'
+make_tree "$T"
+
+# A module with the oracle but without double_<outcome>: only those are null.
+FAKE_PRE_DOUBLE=1 make_tree "$T"
+run stats --outcomes
+read -ra F <<<"$(outcome all)"
+read -ra G <<<"$(outcome target)"
+check "module without double_<outcome>: the all row keeps double_picks, the outcome rows a dash" \
+	eval '[ $RC = 0 ] && [ "${F[*]}" = "all 1000 25.0% 10.0% 3.0% 10ns 145ns 11.4us 7.4ms" ] && [ "${G[*]}" = "target 600 25.0% 10.0% - 10ns 145ns 145ns 145ns" ]'
+run -j stats
+check "module without double_<outcome> -j: double_<outcome> and their % null, the rest there" \
+	eval '[ $RC = 0 ] && jqe ".policies[] | select(.name == \"mirror\") | .double_target == null and .double_scan == null and .derived.double_target_pct == null and .missed_target == 60 and .derived.missed_target_pct == 10 and .double_picks == 30"'
 make_tree "$T"
 
 # latency/ alone (no latency_hist/): the module's own percentiles.
@@ -213,7 +228,7 @@ read -ra F <<<"$(interval 1 | table_rows 4 | grep "^mirror")"
 check "stats --interval: quality % of the interval's tracked (2000)" \
 	eval '[ "${F[*]}" = "mirror 25.0% 10.0% 3.0% 12.5% 60.0% 4.5%" ]'
 check "stats --interval --outcomes: local got the 100, target none" \
-	eval 'interval 1 | awk "\$1 == \"local\" && \$5 == \"63.4ms\" {l = 1} \$1 == \"target\" && \$2 == 0 && \$3 == \"-\" && \$5 == \"-\" {t = 1} END {exit !(l && t)}"'
+	eval 'interval 1 | awk "\$1 == \"local\" && \$6 == \"63.4ms\" {l = 1} \$1 == \"target\" && \$2 == 0 && \$3 == \"-\" && \$6 == \"-\" {t = 1} END {exit !(l && t)}"'
 read -ra F <<<"$(interval 2 | table_rows 3 | grep "^mirror")"
 check "stats --interval: no new samples in interval 2: 0 and dashes" eval '[ "${F[*]}" = "mirror 0 0 - - - - -" ]'
 check "stats --interval: every line fits in 80 columns" fits80 "$OUT"
@@ -298,7 +313,7 @@ read -ra F <<<"$(row mirror 3)"
 # shellcheck disable=SC2034 # read by the eval'd check below
 read -ra G <<<"$(row mirror 4)"
 check "old module: stats exits 0, latency and quality are dashes" \
-	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror - - - - - - -" ] && [ "${G[*]}" = "mirror - - - - - -" ] && grep -q "latency_sample: -" "$OUT" && [ "$(outcome all)" = "$(printf "  %-10s %10s %7s %7s %8s %8s %8s %8s" all - - - - - - -)" ]'
+	eval '[ $RC = 0 ] && [ "${F[*]}" = "mirror - - - - - - -" ] && [ "${G[*]}" = "mirror - - - - - -" ] && grep -q "latency_sample: -" "$OUT" && [ "$(outcome all)" = "$(printf "  %-9s %8s %7s %7s %7s %8s %8s %8s %8s" all - - - - - - - -)" ]'
 # shellcheck disable=SC2034 # read by the eval'd check below
 read -ra F <<<"$(row mirror 1)"
 check "old module: the outcome mix is still there" eval '[ "${F[1]}" = 1000 ] && [ "${F[2]}" = 40.0% ]'
@@ -341,7 +356,7 @@ huge_stats() { # huge_stats: every counter 2^64 - 1 but picks and tracked 1
 		cross_llc not_prev cost_samples cost_ns shadow_compared shadow_agreed \
 		tracked stacked double_picks moved migrated migrated_llc missed_idle \
 		unplaced $(printf 'stacked_%s ' $FAKE_OUTCOMES) \
-		$(printf 'missed_%s ' $FAKE_OUTCOMES) \
+		$(printf 'missed_%s ' $FAKE_OUTCOMES) $(printf 'double_%s ' $FAKE_OUTCOMES) \
 		stale_pending stale_running stale_preempted audited false_busy; do
 		case $k in picks | tracked) echo "$k 1" ;; *) echo "$k $U" ;; esac
 	done
