@@ -93,7 +93,16 @@ for p in $other; do
 	done
 done
 [ -n "$P" ] || skip "no CPU numbering for rule 3"
-log "rule 3: waker $W, its idle sibling $W2, busy prev $P, its idle sibling $S"
-out=$(probe_picks scxdfl -w "$W" -p "$P" -s "$P" -n 40)
+# Every other core keeps one CPU busy: a wholly idle core anywhere would
+# come first (rule 2), as it does on any SMT machine with more than the
+# two cores used here.
+spin=(-s "$P")
+for c in $(online_cpus); do
+	in_list "$c" "$sib $P $S" && continue
+	[ "$c" = "$(cpulist_expand "$(smt_siblings "$c")" | awk '{ print $1 }')" ] &&
+		spin+=(-s "$c")
+done
+log "rule 3: waker $W, its idle sibling $W2, busy prev $P, its idle sibling $S; spinning: ${spin[*]}"
+out=$(probe_picks scxdfl -w "$W" -p "$P" "${spin[@]}" -n 40)
 assert_ge "$(pick_share "$out" "\$2 == $S")" 75 \
 	"% of picks on prev's idle sibling $S rather than $W2"
