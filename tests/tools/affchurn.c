@@ -69,6 +69,13 @@ struct worker {
 };
 
 static atomic_long target = 100000;
+/*
+ * Set once the changer made a change of each kind it makes (or gave up:
+ * time limit, refusals): the workers run past the target until then, so
+ * that a run whose wakeups all fit in one slow cpuset write still checks
+ * some wakeups against a changed mask.
+ */
+static atomic_int changed_enough;
 static int spin_us, fault;
 static atomic_ulong gen = 1;	/* odd: a change is in flight */
 static atomic_long wakeups, checked, skipped, violations, reports;
@@ -181,7 +188,8 @@ static void *worker_fn(void *arg)
 		}
 		if (spin_us)
 			spin(spin_us);
-		if (atomic_fetch_add(&wakeups, 1) + 1 >= atomic_load(&target))
+		if (atomic_fetch_add(&wakeups, 1) + 1 >= atomic_load(&target) &&
+		    atomic_load(&changed_enough))
 			atomic_store(&pr->done, 1);
 		atomic_store(&pr->turn, !w->me);
 		futex_wake(&pr->turn);
@@ -397,7 +405,8 @@ int main(int argc, char **argv)
 	atomic_fetch_add(&gen, 1);	/* even: stable */
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (atomic_load(&wakeups) < atomic_load(&target)) {
+	while (atomic_load(&wakeups) < atomic_load(&target) ||
+	       !atomic_load(&changed_enough)) {
 		struct timespec ts = { 0, interval_us * 1000L };
 		/*
 		 * The cpuset until one change is taken, then sched_setaffinity
@@ -447,11 +456,16 @@ int main(int argc, char **argv)
 		for (i = 0; i < nsamples; i++)
 			samples += sample(&ws[rand_r(&rnd) % (2 * pairs)],
 					  &sample_bad);
+		if ((changes_aff && (!cg || changes_cs || refused >= 8)) ||
+		    refused >= 64)
+			atomic_store(&changed_enough, 1);
 		if (interval_us)
 			nanosleep(&ts, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (limit && now.tv_sec - t0.tv_sec >= limit)
+		if (limit && now.tv_sec - t0.tv_sec >= limit) {
+			atomic_store(&changed_enough, 1);
 			atomic_store(&target, atomic_load(&wakeups));
+		}
 	}
 	for (i = 0; i < 2 * pairs; i++)
 		pthread_join(ws[i].th, NULL);
