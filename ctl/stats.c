@@ -838,8 +838,15 @@ static void j_derived(const struct derived *d)
 		"stacked_pct", "missed_idle_pct", "double_picks_pct",
 		"moved_pct", "migrated_pct", "migrated_llc_pct",
 	};
+	const struct {
+		const char *what;
+		const double *pct;
+	} per_row[] = {
+		{ "stacked", d->stk_pct }, { "missed", d->mis_pct },
+		{ "double", d->dbl_pct },
+	};
 	char key[64];
-	int i;
+	int i, k;
 
 	j_obj("derived");
 	for (i = 0; i < N_OUTCOMES; i++)
@@ -856,18 +863,12 @@ static void j_derived(const struct derived *d)
 		j_num(qnames[i], d->q_pct[i], 3);
 	j_num("unplaced_pct", d->unplaced_pct, 3);
 	/* per outcome, % of the outcome's tracked wakeups (latency count) */
-	for (i = 0; i < N_OUTCOMES; i++) {
-		snprintf(key, sizeof(key), "stacked_%s_pct", lat_row[1 + i]);
-		j_num(key, d->stk_pct[1 + i], 3);
-	}
-	for (i = 0; i < N_OUTCOMES; i++) {
-		snprintf(key, sizeof(key), "missed_%s_pct", lat_row[1 + i]);
-		j_num(key, d->mis_pct[1 + i], 3);
-	}
-	for (i = 0; i < N_OUTCOMES; i++) {
-		snprintf(key, sizeof(key), "double_%s_pct", lat_row[1 + i]);
-		j_num(key, d->dbl_pct[1 + i], 3);
-	}
+	for (k = 0; k < (int)ARRAY_SIZE(per_row); k++)
+		for (i = 0; i < N_OUTCOMES; i++) {
+			snprintf(key, sizeof(key), "%s_%s_pct", per_row[k].what,
+				 lat_row[1 + i]);
+			j_num(key, per_row[k].pct[1 + i], 3);
+		}
 	j_num("claim_lost_pct", d->claim_pct, 3);
 	j_num("stale_hint_pct", d->stale_pct, 3);
 	j_end();

@@ -331,9 +331,9 @@ static void wp_state_seed(struct wp_idle_state *st)
 
 /*
  * Build and publish a new state, then seed it; the old one is freed after
- * a grace period by RCU.  Called with wp_idle_mutex and the CPU hotplug lock held
- * (the online mask stays as built until the callbacks see the next
- * change).
+ * a grace period by RCU.  Called with wp_idle_mutex and the CPU hotplug
+ * lock held (the online mask stays as built until the callbacks see the
+ * next change).
  */
 static int wp_state_replace_cpuslocked(void)
 {

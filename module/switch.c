@@ -325,6 +325,21 @@ static struct wakeplace_policy *wp_parse_name(const char *name, bool allow_off,
 	return wp_policy_find(name);
 }
 
+/*
+ * The part of trip @t that a write to policy does not decide (under
+ * wp_mutex): the tripped policy's cgroup assignments go to stock, and its
+ * window of slow picks starts empty.  The caller clears wp_tripped.
+ */
+static void wp_trip_finish(int t)
+{
+	const char *why;
+	struct wakeplace_policy *tripped = wp_trip_decode(t, &why);
+
+	if (tripped->select_cpu)
+		wp_cg_revert(tripped, why);
+	wp_hook_reset_slow(tripped);
+}
+
 /**
  * wp_set_policy() - make @name the active policy.
  * @name: a registered policy name.
@@ -353,14 +368,8 @@ int wp_set_policy(const char *name)
 
 		this_cpu_inc(wp_counters.c[WP_C_SWITCHES]);
 		strscpy(wp_state_buf, "ok", sizeof(wp_state_buf));
-		if (t) {
-			const char *why;
-			struct wakeplace_policy *tripped = wp_trip_decode(t, &why);
-
-			if (tripped->select_cpu)
-				wp_cg_revert(tripped, why);
-			wp_hook_reset_slow(tripped);
-		}
+		if (t)
+			wp_trip_finish(t);
 		wp_hook_reset_slow(pol);
 		WRITE_ONCE(wp_tripped, 0);
 	}
@@ -435,9 +444,7 @@ static void wp_revert_workfn(struct work_struct *work)
 		wp_switch_slot(&wp_active, &wp_policy_stock);
 		this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
 	}
-	if (tripped && tripped->select_cpu)
-		wp_cg_revert(tripped, why);
-	wp_hook_reset_slow(tripped);
+	wp_trip_finish(t);
 	WRITE_ONCE(wp_tripped, 0);
 out:
 	mutex_unlock(&wp_mutex);
