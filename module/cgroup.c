@@ -210,6 +210,23 @@ static void wp_cg_poll_arm(void)
 		schedule_delayed_work(&wp_cg_poll_work, HZ);
 }
 
+/*
+ * The next assignment's serial number: never 0 (a slot's "no assignment")
+ * and, once the counter wrapped, never one a live assignment still has
+ * (a tracked wakeup would count to the wrong one).
+ */
+static void wp_cg_next_serial(void)
+{
+	unsigned int i;
+
+again:
+	if (!++wp_cg_serial)
+		++wp_cg_serial;
+	for (i = 0; i < wp_cg_nr; i++)
+		if (wp_cg[i].serial == wp_cg_serial)
+			goto again;
+}
+
 static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
 			       struct wakeplace_policy *pol)
 {
@@ -242,11 +259,9 @@ static int wp_cg_assign_locked(struct cgroup *cgrp, const char *path,
 		wp_cg[i].pol = pol;
 		wp_cg[i].reverted = false;
 	} else {
+		wp_cg_next_serial();
 		i = wp_cg_nr++;
 		cgroup_get(cgrp);
-		/* Never 0 (a slot's "no assignment"), even after a wrap. */
-		if (!++wp_cg_serial)
-			++wp_cg_serial;
 		wp_cg[i] = (struct wp_cg_assign){
 			.cgrp = cgrp, .pol = pol, .cnt = cnt,
 			.id = cgroup_id(cgrp), .serial = wp_cg_serial,
