@@ -154,17 +154,65 @@ module_param_cb(test_fault, &wp_fault_ops, NULL, 0644);
 MODULE_PARM_DESC(test_fault, "TEST BUILD: off | bad_cpu | slow | slow_sparse (one pick per 4 s counted slow) | prev (every pick is the previous CPU, idle or not)");
 
 /*
+ * Test builds only: the one policy test_fault hits (its index), or -1 for
+ * whichever places the wakeup, so that a test can give two policies (the
+ * machine-wide one and a cgroup's) slow picks of their own.
+ */
+static int wp_fault_pol = -1;
+
+static int wp_fault_pol_set(const char *val, const struct kernel_param *kp)
+{
+	struct wakeplace_policy *pol;
+	char buf[WP_NAME_MAX];
+	size_t n = strlen(val);
+
+	if (n && val[n - 1] == '\n')
+		n--;
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, val, n);
+	buf[n] = '\0';
+	if (!n || !strcmp(buf, "any")) {
+		WRITE_ONCE(wp_fault_pol, -1);
+		return 0;
+	}
+	pol = wp_policy_find(buf);
+	if (!pol)
+		return -EINVAL;
+	WRITE_ONCE(wp_fault_pol, wp_policy_index(pol));
+	return 0;
+}
+
+static int wp_fault_pol_get(char *buf, const struct kernel_param *kp)
+{
+	int i = READ_ONCE(wp_fault_pol);
+
+	return sysfs_emit(buf, "%s\n", i < 0 ? "any" : wp_policies[i]->name);
+}
+
+static const struct kernel_param_ops wp_fault_pol_ops = {
+	.set = wp_fault_pol_set,
+	.get = wp_fault_pol_get,
+};
+module_param_cb(test_fault_policy, &wp_fault_pol_ops, NULL, 0644);
+MODULE_PARM_DESC(test_fault_policy, "TEST BUILD: the policy test_fault hits (a name), or any (default)");
+
+/*
  * The injected faults, on the wakeup path: may change the pick (prev
  * stacks wakees on purpose), slow it down, or (slow_sparse) have it counted
  * as slow without a delay, since under QEMU TCG local_clock() can clamp a
  * long delay to a tick.
  */
-static notrace int wp_fault_inject(struct wp_wakeup *w, int cpu, bool timed,
+static notrace int wp_fault_inject(struct wakeplace_policy *pol,
+				   struct wp_wakeup *w, int cpu, bool timed,
 				   bool *slow)
 {
-	int f = READ_ONCE(wp_fault);
+	int f = READ_ONCE(wp_fault), fp;
 
 	if (likely(f == WP_FAULT_OFF))
+		return cpu;
+	fp = READ_ONCE(wp_fault_pol);
+	if (fp >= 0 && wp_policy_index(pol) != fp)
 		return cpu;
 	if (cpu >= 0 && f == WP_FAULT_BAD_CPU)
 		return nr_cpu_ids + 1;
@@ -190,7 +238,8 @@ static notrace int wp_fault_inject(struct wp_wakeup *w, int cpu, bool timed,
 	return cpu;
 }
 #else
-static __always_inline int wp_fault_inject(struct wp_wakeup *w, int cpu,
+static __always_inline int wp_fault_inject(struct wakeplace_policy *pol,
+					   struct wp_wakeup *w, int cpu,
 					   bool timed, bool *slow)
 {
 	return cpu;
@@ -503,7 +552,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	};
 	cpu = wp_place(pol, &w);
 
-	cpu = wp_fault_inject(&w, cpu, timed, &slow);
+	cpu = wp_fault_inject(pol, &w, cpu, timed, &slow);
 	if (timed) {
 		cost = local_clock() - t0;
 		if (slow || cost > (u64)READ_ONCE(slow_us) * NSEC_PER_USEC)

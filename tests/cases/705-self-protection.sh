@@ -17,7 +17,7 @@ wp_load
 read_policies
 read -r slow_us0 < "$WP_PARAMS/slow_us"
 read -r slow_max0 < "$WP_PARAMS/slow_max"
-at_exit "sysw $WP_PARAMS/test_fault off"
+at_exit "sysw $WP_PARAMS/test_fault off; sysw $WP_PARAMS/test_fault_policy any"
 wl_start messaging perf bench sched messaging -g 2 -l 10
 wl_wait
 
@@ -182,6 +182,67 @@ read -r state < "$WP_S/state"
 wp_write cgroups "/wp705/sp unset" || st_bad "unset /wp705/sp refused"
 cg_wakers_stop
 sysw "$WP_PARAMS/test_revert_delay_ms" 0
+
+# One slow-pick window per policy: the machine-wide policy's slow picks
+# and a cgroup policy's never add up to a trip.  slow_max 3: two slow
+# picks of pa (machine-wide), then two of pb (the cgroup's): no revert
+# (one window for all, as before, tripped pb at the third); a third of
+# pb's reverts pb on the cgroup only.  slow_sparse makes one pick in 4 s
+# slow, test_fault_policy says whose; slow_us at its maximum keeps TCG's
+# own slow picks out.
+[ -w "$WP_PARAMS/test_fault_policy" ] || st_bad "no test_fault_policy parameter"
+pa=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+pb=$pa
+while [ "$pb" = "$pa" ]; do pb=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}; done
+read -r win0 < "$WP_PARAMS/slow_window_ms"
+sysw "$WP_S/policy" "$pa"
+cg_waker "$CG_TOP/sp"
+wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
+	st_bad "the waker pair did not start in /wp705/sp"
+wp_write cgroups "/wp705/sp $pb" || st_bad "assigning $pb to /wp705/sp refused"
+p0=$(stat_of "$pb" picks)
+wait_stat_gt 120 "$pb" picks $((p0 + 20)) || st_bad "$pb placed no wakeup of /wp705/sp"
+sysw "$WP_S/sample_period" 1
+sysw "$WP_PARAMS/slow_us" 4294967295
+sysw "$WP_PARAMS/slow_max" 3
+sysw "$WP_PARAMS/slow_window_ms" 120000
+rev=$(counter reverted) slow=$(counter slow)
+sysw "$WP_PARAMS/test_fault_policy" "$pa" || st_bad "test_fault_policy $pa refused"
+sysw "$WP_PARAMS/test_fault" slow_sparse
+wait_counter_gt 60 slow $((slow + 1)) || st_bad "slow_sparse on $pa: fewer than 2 slow picks in 60 s"
+sysw "$WP_PARAMS/test_fault_policy" "$pb" || st_bad "test_fault_policy $pb refused"
+wait_counter_gt 60 slow $((slow + 3)) || st_bad "slow_sparse on $pb: fewer than 2 slow picks in 60 s"
+sysw "$WP_PARAMS/test_fault" off
+n=$(( $(counter slow) - slow ))
+log "per-policy windows: $n slow picks ($pa machine-wide, then $pb on /wp705/sp)"
+[ "$n" = 4 ] || st_bad "slow picks of $pa then $pb: $n, want 4 (2 each)"
+sleep 1
+[ "$(counter reverted)" = "$rev" ] ||
+	st_bad "2 slow picks of $pa and 2 of $pb (slow_max 3) reverted one of them"
+policy_is "$pa" || st_bad "the machine-wide $pa moved to $(<"$WP_S/policy")"
+cgl=$(wp_read cgroups)
+[ "$cgl" = "$id $pb assigned /wp705/sp" ] ||
+	st_bad "cgroups after 2 slow picks each: '$cgl', want '$id $pb assigned /wp705/sp'"
+# A third of pb's, in its window: pb trips, on the cgroup only.
+slow=$(counter slow)
+sysw "$WP_PARAMS/test_fault" slow_sparse
+wait_counter_gt 60 slow "$slow" || st_bad "slow_sparse on $pb: no slow pick in 60 s"
+sysw "$WP_PARAMS/test_fault" off
+wait_until 30 eval '[ "$(counter reverted)" -gt "$rev" ]' ||
+	st_bad "a third slow pick of $pb did not revert it"
+cgl=$(wp_read cgroups)
+[ "$cgl" = "$id stock reverted /wp705/sp" ] ||
+	st_bad "cgroups after $pb's third slow pick: '$cgl', want '$id stock reverted /wp705/sp'"
+[ "$(counter reverted)" = $((rev + 1)) ] ||
+	st_bad "reverted rose by $(( $(counter reverted) - rev )), want 1"
+policy_is "$pa" || st_bad "$pb's trip moved the machine-wide $pa to $(<"$WP_S/policy")"
+sysw "$WP_PARAMS/test_fault_policy" any
+sysw "$WP_PARAMS/slow_window_ms" "$win0"
+sysw "$WP_PARAMS/slow_us" "$slow_us0"
+sysw "$WP_PARAMS/slow_max" "$slow_max0"
+sysw "$WP_S/sample_period" 64
+wp_write cgroups "/wp705/sp unset" || st_bad "unset /wp705/sp refused"
+cg_wakers_stop
 
 # Without faults the policy works again and stays.
 pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
