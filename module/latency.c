@@ -203,6 +203,7 @@ static notrace struct wp_lat_slot *wp_lat_insert(struct wakeplace_policy *pol,
 	unsigned int *cd = this_cpu_ptr(&wp_lat_countdown);
 	unsigned long key = (unsigned long)p, k0, k1, seen;
 	struct wp_lat_slot *pair, *s;
+	bool evict = false;
 
 	if (!period || ++*cd < period)
 		return NULL;
@@ -227,25 +228,29 @@ static notrace struct wp_lat_slot *wp_lat_insert(struct wakeplace_policy *pol,
 	pair = &wp_lat_tab[hash_ptr(p, wp_lat_bits) & ~1U];
 	k0 = READ_ONCE(pair[0].key);
 	k1 = READ_ONCE(pair[1].key);
-	if ((k0 & ~WP_LAT_FLAGS) == key || !k0) {
+	/*
+	 * @p's own slot first (a stale one of its would outlive this
+	 * sample), then a free one, else the older one loses its sample.
+	 */
+	if ((k0 & ~WP_LAT_FLAGS) == key) {
 		s = &pair[0];
-		seen = k0;
-	} else if ((k1 & ~WP_LAT_FLAGS) == key || !k1) {
+	} else if ((k1 & ~WP_LAT_FLAGS) == key) {
 		s = &pair[1];
-		seen = k1;
+	} else if (!k0 || !k1) {
+		s = !k0 ? &pair[0] : &pair[1];
 	} else {
-		/* Both taken by others: the older one loses its sample. */
 		s = READ_ONCE(pair[0].t0) <= READ_ONCE(pair[1].t0) ?
 		    &pair[0] : &pair[1];
-		seen = s == &pair[0] ? k0 : k1;
-		wp_count(WP_C_LAT_DROPPED);
-		if (seen == WP_LAT_BUSY)
-			return NULL;
+		evict = true;
 	}
-	if (cmpxchg(&s->key, seen, WP_LAT_BUSY) != seen) {
+	seen = s == &pair[0] ? k0 : k1;
+	/* One sample lost either way: this one, or the one evicted. */
+	if (seen == WP_LAT_BUSY || cmpxchg(&s->key, seen, WP_LAT_BUSY) != seen) {
 		wp_count(WP_C_LAT_DROPPED);
 		return NULL;
 	}
+	if (evict)
+		wp_count(WP_C_LAT_DROPPED);
 	/* Before the key is published: whoever finds the slot sees it live. */
 	if (!seen)
 		atomic_inc(&wp_lat_live);
@@ -280,7 +285,12 @@ notrace void wp_lat_placed(struct wakeplace_policy *pol, struct task_struct *p,
 	struct wp_lat_slot *s = st->slot;
 	unsigned long k;
 
-	if (st->p != p)
+	/*
+	 * Measurement off: a stash left from before (a wakeup the hook did
+	 * not place) must not write into a table being cleared for the
+	 * next start (the period is set after the probes and the table).
+	 */
+	if (st->p != p || !READ_ONCE(wp_lat_period))
 		return;
 	st->p = NULL;
 	k = READ_ONCE(s->key);
@@ -371,6 +381,17 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	s = wp_lat_find(p, &k);
 	if (!s || k & WP_LAT_FLAGS)
 		return;
+	/*
+	 * Already running here: a preempted task in a sleeping state that
+	 * this CPU switched to between the waker's look at p->on_cpu and
+	 * its stamp.  No switch-in is left to measure to, and it is no
+	 * wakee waiting here: the stamp is dropped.
+	 */
+	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) == p) {
+		if (cmpxchg(&s->key, k, 0) == k)
+			atomic_dec(&wp_lat_live);
+		return;
+	}
 	now = local_clock();
 	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
 	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *) ||
@@ -632,11 +653,16 @@ static int wp_lat_probes_on(void)
 	memset(wp_lat_tab, 0, sizeof(*wp_lat_tab) << wp_lat_bits);
 	atomic_set(&wp_lat_live, 0);
 	/*
-	 * Idle since before anything is measured: a CPU busy now switches to
-	 * idle, which sets the time, before the oracle can find it idle.
+	 * A CPU idle now has been idle since before anything is measured; a
+	 * busy one is not idle until its switch to idle sets the time (the
+	 * oracle may find it idle a moment before that: not since 0).
 	 */
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu_ptr(&wp_arrival, cpu)->idle_since, 0);
+		WRITE_ONCE(per_cpu_ptr(&wp_arrival, cpu)->idle_since,
+			   cpu_online(cpu) &&
+			   WP_RD(wp_rq(cpu), wp_lay.rq_curr, struct task_struct *) ==
+			   WP_RD(wp_rq(cpu), wp_lay.rq_idle, struct task_struct *) ?
+			   0 : WP_NOT_IDLE);
 	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
 					NULL);
 	if (ret)
@@ -890,21 +916,25 @@ bool wp_lat_sum(struct wakeplace_policy *pol, struct wp_lathist *sum)
 	struct wp_lat_hists *h;
 	const u64 *base;
 
-	rcu_read_lock();
-	h = rcu_dereference(lp->h);
-	if (!h) {
-		rcu_read_unlock();
-		memset(sum, 0, sizeof(*sum));
-		return false;
-	}
-	base = &h->base->b[0][0];
+	/*
+	 * The seqcount outside the RCU section: on PREEMPT_RT a reader that
+	 * meets a reset in progress takes wp_mutex, which may sleep.
+	 */
 	do {
 		seq = read_seqcount_begin(&wp_lat_seq);
+		rcu_read_lock();
+		h = rcu_dereference(lp->h);
+		if (!h) {
+			rcu_read_unlock();
+			memset(sum, 0, sizeof(*sum));
+			return false;
+		}
+		base = &h->base->b[0][0];
 		wp_lat_raw(h, sum);
 		for (i = 0; i < n; i++)
 			dst[i] -= min(dst[i], READ_ONCE(base[i]));
+		rcu_read_unlock();
 	} while (read_seqcount_retry(&wp_lat_seq, seq));
-	rcu_read_unlock();
 	return true;
 }
 
