@@ -174,6 +174,17 @@ static int wp_cg_index(struct cgroup *cgrp)
 	return -1;
 }
 
+/* Is @path the path of a live assignment? */
+static bool wp_cg_path_live(const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < wp_cg_nr; i++)
+		if (!strcmp(wp_cg[i].path, path))
+			return true;
+	return false;
+}
+
 static void wp_cg_gone_drop(const char *path)
 {
 	unsigned int i;
@@ -692,6 +703,9 @@ static void wp_cg_poll(struct work_struct *work)
 		a = wp_cg_take(i);
 		pr_info("wakeplace: cgroup %s was removed: its assignment to %s is gone\n",
 			a.path, a.pol->name);
+		/* Its path assigned again (a new cgroup of that name): no line. */
+		if (wp_cg_path_live(a.path))
+			goto publish;
 		if (wp_cg_gone_nr == WP_CG_GONE) {
 			memmove(&wp_cg_gone[0], &wp_cg_gone[1],
 				(WP_CG_GONE - 1) * sizeof(wp_cg_gone[0]));
@@ -701,6 +715,7 @@ static void wp_cg_poll(struct work_struct *work)
 		g->id = a.id;
 		g->pol = a.pol->name;
 		strscpy(g->path, a.path, sizeof(g->path));
+publish:
 		/* Publish before the swap puts the policy: one table each. */
 		wp_cg_publish(t);
 		wp_assign_swap(a.pol, NULL);
@@ -725,9 +740,12 @@ out:
  * @why: the reason, for the log.
  *
  * Under wp_mutex.  The assignments stay, on stock (state "reverted"), so
- * that an assigned ancestor does not take their tasks over.
+ * that an assigned ancestor does not take their tasks over.  The caller
+ * counts the event in counters/reverted, once whatever it reverted.
+ *
+ * Return: whether any assignment was reverted.
  */
-void wp_cg_revert(struct wakeplace_policy *pol, const char *why)
+bool wp_cg_revert(struct wakeplace_policy *pol, const char *why)
 {
 	struct wakeplace_policy *old[WP_CG_MAX];
 	unsigned int i, n = 0;
@@ -748,11 +766,11 @@ void wp_cg_revert(struct wakeplace_policy *pol, const char *why)
 		wp_cg[i].reverted = true;
 	}
 	if (!n)
-		return;
+		return false;
 	wp_cg_publish(wp_cg_table_alloc(GFP_KERNEL | __GFP_NOFAIL));
 	for (i = 0; i < n; i++)
 		wp_assign_swap(old[i], &wp_policy_stock);
-	this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
+	return true;
 }
 
 /**

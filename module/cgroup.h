@@ -15,7 +15,7 @@ ssize_t wp_cg_stats_show(char *buf, size_t size);
 ssize_t wp_cg_lat_show(char *buf, size_t size);
 int wp_cg_shadow_write(const char *buf);
 ssize_t wp_cg_shadow_show(char *buf);
-void wp_cg_revert(struct wakeplace_policy *pol, const char *why);
+bool wp_cg_revert(struct wakeplace_policy *pol, const char *why);
 void wp_cg_exit(void);
 
 #endif /* WP_CGROUP_H */

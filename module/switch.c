@@ -283,6 +283,9 @@ void wp_assign_swap(struct wakeplace_policy *old, struct wakeplace_policy *new)
 	if (new) {
 		wp_hold(new, 1);
 		wp_assigned_hooked += !!new->select_cpu;
+		/* Newly in use: no old slow picks count, as after a switch. */
+		if (new->holders == 1)
+			wp_hook_reset_slow(new);
 	}
 	if (old) {
 		wp_hold(old, -1);
@@ -328,16 +331,19 @@ static struct wakeplace_policy *wp_parse_name(const char *name, bool allow_off,
 /*
  * The part of trip @t that a write to policy does not decide (under
  * wp_mutex): the tripped policy's cgroup assignments go to stock, and its
- * window of slow picks starts empty.  The caller clears wp_tripped.
+ * window of slow picks starts empty.  The caller clears wp_tripped and
+ * counts the event (true: assignments were reverted).
  */
-static void wp_trip_finish(int t)
+static bool wp_trip_finish(int t)
 {
 	const char *why;
 	struct wakeplace_policy *tripped = wp_trip_decode(t, &why);
+	bool any = false;
 
 	if (tripped->select_cpu)
-		wp_cg_revert(tripped, why);
+		any = wp_cg_revert(tripped, why);
 	wp_hook_reset_slow(tripped);
+	return any;
 }
 
 /**
@@ -345,9 +351,10 @@ static void wp_trip_finish(int t)
  * @name: a registered policy name.
  *
  * Returns once the new policy is in effect.  Clears a previous revert
- * and a pending trip; a trip still pending is carried out for the
- * tripped policy's cgroup assignments (choosing the machine-wide policy
- * chooses nothing for them).
+ * and settles the trip pending when the write began: it is carried out
+ * for the tripped policy's cgroup assignments (choosing the machine-wide
+ * policy chooses nothing for them).  A trip raised once the new policy
+ * is published stays for the revert work.
  *
  * Return: 0, -EINVAL for an unknown name, or the policy's init error.
  */
@@ -355,23 +362,30 @@ int wp_set_policy(const char *name)
 {
 	struct wakeplace_policy *pol;
 	bool off;
-	int ret;
+	int ret, t;
 
 	pol = wp_parse_name(name, false, &off);
 	if (!pol)
 		return -EINVAL;
 	wp_lock_timed();
+	/*
+	 * The trip pending before the switch, if any: the one this write
+	 * settles.  A trip of the new policy (or a cgroup's) once it is
+	 * published is left set for the revert work already queued; while
+	 * one is pending no other can be recorded (wp_trip()).
+	 */
+	t = READ_ONCE(wp_tripped);
 	ret = wp_switch_slot(&wp_active, pol);
 	wp_lock_wait_ns = 0;
 	if (!ret) {
-		int t = READ_ONCE(wp_tripped);
-
 		this_cpu_inc(wp_counters.c[WP_C_SWITCHES]);
 		strscpy(wp_state_buf, "ok", sizeof(wp_state_buf));
-		if (t)
-			wp_trip_finish(t);
 		wp_hook_reset_slow(pol);
-		WRITE_ONCE(wp_tripped, 0);
+		if (t) {
+			if (wp_trip_finish(t))
+				this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
+			cmpxchg(&wp_tripped, t, 0);
+		}
 	}
 	mutex_unlock(&wp_mutex);
 	return ret;
@@ -428,6 +442,7 @@ static void wp_revert_workfn(struct work_struct *work)
 {
 	struct wakeplace_policy *pol, *tripped;
 	const char *why;
+	bool any = false;
 	int t;
 
 	mutex_lock(&wp_mutex);
@@ -442,9 +457,11 @@ static void wp_revert_workfn(struct work_struct *work)
 		pr_warn("wakeplace: policy %s reverted to stock: %s\n",
 			pol->name, why);
 		wp_switch_slot(&wp_active, &wp_policy_stock);
-		this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
+		any = true;
 	}
-	wp_trip_finish(t);
+	/* One event, one count, whether machine-wide, cgroups or both. */
+	if (wp_trip_finish(t) || any)
+		this_cpu_inc(wp_counters.c[WP_C_REVERTED]);
 	WRITE_ONCE(wp_tripped, 0);
 out:
 	mutex_unlock(&wp_mutex);
@@ -471,10 +488,13 @@ static void wp_hook_lost_workfn(struct work_struct *work)
 		wp_hook_want(false, false);	/* its writer was refused */
 		goto out;
 	}
-	snprintf(wp_state_buf, sizeof(wp_state_buf),
-		 "reverted: %s: the hook could not attach", act->name);
-	pr_warn("wakeplace: policy %s%s%s reverted to stock: the hook could not attach to select_task_rq_fair\n",
-		act->name, sh ? ", shadow " : "", sh ? sh->name : "");
+	/* Only cgroups needed the hook: their own lines say it all. */
+	if (act->select_cpu || sh) {
+		snprintf(wp_state_buf, sizeof(wp_state_buf),
+			 "reverted: %s: the hook could not attach", act->name);
+		pr_warn("wakeplace: policy %s%s%s reverted to stock: the hook could not attach to select_task_rq_fair\n",
+			act->name, sh ? ", shadow " : "", sh ? sh->name : "");
+	}
 	/* Both slots give it up: no new attach between the two switches. */
 	wp_hook_giving_up = true;
 	wp_switch_slot(&wp_shadow, NULL);

@@ -179,6 +179,22 @@ must cg_write "/wp160/gone idlecore"
 assert_eq "$(wp_read cgroups | grep -c gone)" 1 "a new assignment of the path replaces its removed line"
 rmdir $top/gone 2>/dev/null
 must cg_write clear
+# Removed, made again and assigned again before the module's poll (once
+# a second) may have seen the removal: the old cgroup's assignment goes
+# with its log line, and no removed line stays beside the new one.
+mkdir $top/gone || fail "mkdir gone (3)"
+must cg_write "/wp160/gone idlecore"
+rem=$(counter cgroup_removed)
+rmdir $top/gone || fail "rmdir gone (3)"
+mkdir $top/gone || fail "mkdir gone (4)"
+gid=$(stat -c %i $top/gone)
+must cg_write "/wp160/gone prevfirst"
+wait_until 30 eval '[ "$(counter cgroup_removed)" -gt "$rem" ]' ||
+	fail "the removal of the first /wp160/gone was not seen"
+assert_eq "$(wp_read cgroups | grep gone)" "$gid prevfirst assigned /wp160/gone" \
+	"cgroups after a removal and a new assignment of the same path"
+rmdir $top/gone 2>/dev/null
+must cg_write clear
 
 # wakeplacectl against the real file and mount: a filesystem path, the
 # JSON list, unset by a relative path, a config file applied, a bad one

@@ -244,6 +244,32 @@ sysw "$WP_S/sample_period" 64
 wp_write cgroups "/wp705/sp unset" || st_bad "unset /wp705/sp refused"
 cg_wakers_stop
 
+# A policy both machine-wide and assigned to a cgroup: one trip reverts
+# both, one event in counters/reverted (it used to count two), one line
+# each in the log.
+pa=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
+sysw "$WP_S/policy" "$pa"
+cg_waker "$CG_TOP/sp"
+wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
+	st_bad "the waker pair did not start in /wp705/sp"
+wp_write cgroups "/wp705/sp $pa" || st_bad "assigning $pa to /wp705/sp refused"
+p0=$(stat_of "$pa" picks)
+wait_stat_gt 120 "$pa" picks $((p0 + 20)) || st_bad "$pa placed no wakeup"
+rev=$(counter reverted)
+lines=$(kmsg_count "wakeplace: .*reverted to stock: pick outside the allowed CPUs")
+sysw "$WP_PARAMS/test_fault" bad_cpu
+wait_until 60 policy_is stock || st_bad "bad_cpu under $pa: the machine-wide policy stayed"
+sysw "$WP_PARAMS/test_fault" off
+wait_until 30 eval '[ "$(wp_read cgroups)" = "$id stock reverted /wp705/sp" ]' ||
+	st_bad "bad_cpu under $pa: cgroups '$(wp_read cgroups)', want '$id stock reverted /wp705/sp'"
+sleep 2
+[ "$(counter reverted)" = $((rev + 1)) ] ||
+	st_bad "one trip of $pa (machine-wide and /wp705/sp): reverted rose by $(( $(counter reverted) - rev )), want 1"
+[ "$(kmsg_count "wakeplace: .*reverted to stock: pick outside the allowed CPUs")" = $((lines + 2)) ] ||
+	st_bad "one trip of $pa: want two lines (policy, cgroup)"
+wp_write cgroups "/wp705/sp unset" || st_bad "unset /wp705/sp refused"
+cg_wakers_stop
+
 # Without faults the policy works again and stays.
 pol=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
 sysw "$WP_S/policy" "$pol" || st_bad "switch to $pol refused after the faults"
