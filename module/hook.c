@@ -35,6 +35,7 @@
 #include "stats.h"
 #include "latency.h"
 #include "trace.h"
+#include "parse.h"
 
 /**
  * struct wp_pcpu - per-CPU state of the hook.
@@ -119,19 +120,14 @@ static unsigned long wp_fault_sparse_last;
 static int wp_fault_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[16];
-	size_t n = strlen(val);
 	int i;
 
-	if (n && val[n - 1] == '\n')
-		n--;
-	if (n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, val, n);
-	buf[n] = '\0';
-	if (!n) {
+	if (!*val || !strcmp(val, "\n")) {
 		WRITE_ONCE(wp_fault, WP_FAULT_OFF);
 		return 0;
 	}
+	if (wp_parse_token(val, strlen(val), buf, sizeof(buf)))
+		return -EINVAL;
 	for (i = 0; i < WP_FAULT_NR; i++) {
 		if (!strcmp(buf, wp_fault_names[i])) {
 			WRITE_ONCE(wp_fault, i);
@@ -164,15 +160,14 @@ static int wp_fault_pol_set(const char *val, const struct kernel_param *kp)
 {
 	struct wakeplace_policy *pol;
 	char buf[WP_NAME_MAX];
-	size_t n = strlen(val);
 
-	if (n && val[n - 1] == '\n')
-		n--;
-	if (n >= sizeof(buf))
+	if (!*val || !strcmp(val, "\n")) {
+		WRITE_ONCE(wp_fault_pol, -1);
+		return 0;
+	}
+	if (wp_parse_token(val, strlen(val), buf, sizeof(buf)))
 		return -EINVAL;
-	memcpy(buf, val, n);
-	buf[n] = '\0';
-	if (!n || !strcmp(buf, "any")) {
+	if (!strcmp(buf, "any")) {
 		WRITE_ONCE(wp_fault_pol, -1);
 		return 0;
 	}

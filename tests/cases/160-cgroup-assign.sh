@@ -189,7 +189,7 @@ rmdir $top/gone || fail "rmdir gone (3)"
 mkdir $top/gone || fail "mkdir gone (4)"
 gid=$(stat -c %i $top/gone)
 must cg_write "/wp160/gone prevfirst"
-wait_until 30 eval '[ "$(counter cgroup_removed)" -gt "$rem" ]' ||
+wait_until 30 eval "[ \"\$(counter cgroup_removed)\" -gt $rem ]" ||
 	fail "the removal of the first /wp160/gone was not seen"
 assert_eq "$(wp_read cgroups | grep gone)" "$gid prevfirst assigned /wp160/gone" \
 	"cgroups after a removal and a new assignment of the same path"

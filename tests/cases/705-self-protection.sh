@@ -145,6 +145,18 @@ read -r state < "$WP_S/state"
 [ "$state" = ok ] || st_bad "state after the stale revert: $state"
 sysw "$WP_PARAMS/test_revert_delay_ms" 0
 
+# sp_start POLICY: a waker pair in /wp705/sp, POLICY assigned to it and
+# placing its wakeups.
+sp_start() {
+	local p0
+	cg_waker "$CG_TOP/sp"
+	wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
+		st_bad "the waker pair did not start in /wp705/sp"
+	wp_write cgroups "/wp705/sp $1" || st_bad "assigning $1 to /wp705/sp refused"
+	p0=$(stat_of "$1" picks)
+	wait_stat_gt 120 "$1" picks $((p0 + 20)) || st_bad "$1 placed no wakeup of /wp705/sp"
+}
+
 # A cgroup's policy trips, its revert held back, and a write to policy
 # comes first: the write chooses the machine-wide policy only, the
 # cgroup's assignment is still reverted, with its one line.  (A write used
@@ -152,13 +164,8 @@ sysw "$WP_PARAMS/test_revert_delay_ms" 0
 cg_tree wp705 sp
 pa=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
 sysw "$WP_S/policy" stock
-cg_waker "$CG_TOP/sp"
-wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
-	st_bad "the waker pair did not start in /wp705/sp"
-wp_write cgroups "/wp705/sp $pa" || st_bad "assigning $pa to /wp705/sp refused"
+sp_start "$pa"
 id=$(stat -c %i "$CG_TOP/sp")
-p0=$(stat_of "$pa" picks)
-wait_stat_gt 120 "$pa" picks $((p0 + 20)) || st_bad "$pa placed no wakeup of /wp705/sp"
 sysw "$WP_PARAMS/test_revert_delay_ms" 3000
 rev=$(counter reverted) cor=$(counter corrected)
 lines=$(kmsg_count "wakeplace: cgroup /wp705/sp: policy $pa reverted to stock: pick outside the allowed CPUs")
@@ -196,12 +203,7 @@ pb=$pa
 while [ "$pb" = "$pa" ]; do pb=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}; done
 read -r win0 < "$WP_PARAMS/slow_window_ms"
 sysw "$WP_S/policy" "$pa"
-cg_waker "$CG_TOP/sp"
-wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
-	st_bad "the waker pair did not start in /wp705/sp"
-wp_write cgroups "/wp705/sp $pb" || st_bad "assigning $pb to /wp705/sp refused"
-p0=$(stat_of "$pb" picks)
-wait_stat_gt 120 "$pb" picks $((p0 + 20)) || st_bad "$pb placed no wakeup of /wp705/sp"
+sp_start "$pb"
 sysw "$WP_S/sample_period" 1
 sysw "$WP_PARAMS/slow_us" 4294967295
 sysw "$WP_PARAMS/slow_max" 3
@@ -249,12 +251,7 @@ cg_wakers_stop
 # each in the log.
 pa=${NONSTOCK[RANDOM % ${#NONSTOCK[@]}]}
 sysw "$WP_S/policy" "$pa"
-cg_waker "$CG_TOP/sp"
-wait_until 60 eval '[ "$(wc -l < "$CG_TOP/sp/cgroup.procs")" -ge 2 ]' ||
-	st_bad "the waker pair did not start in /wp705/sp"
-wp_write cgroups "/wp705/sp $pa" || st_bad "assigning $pa to /wp705/sp refused"
-p0=$(stat_of "$pa" picks)
-wait_stat_gt 120 "$pa" picks $((p0 + 20)) || st_bad "$pa placed no wakeup"
+sp_start "$pa"
 rev=$(counter reverted)
 lines=$(kmsg_count "wakeplace: .*reverted to stock: pick outside the allowed CPUs")
 sysw "$WP_PARAMS/test_fault" bad_cpu
