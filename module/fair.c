@@ -166,10 +166,13 @@ static int wp_feat_init(void)
 /*
  * h_load is a jiffies stamp: 0 (never computed) or between the boot value
  * and now.  Anything else means the BTF offset does not fit this kernel.
+ * "Now" is read after each stamp: another CPU stamps its cfs_rq with the
+ * jiffies of its own moment, which a value read before may precede (seen
+ * under TCG: a stamp 3 jiffies after one read at the start of the loop).
  */
 static int wp_h_load_verify(void)
 {
-	unsigned long now = jiffies;
+	unsigned long now;
 	int cpu;
 
 	if (!IS_ENABLED(CONFIG_FAIR_GROUP_SCHED))
@@ -178,6 +181,9 @@ static int wp_h_load_verify(void)
 		void *cfs = (char *)wp_rq(cpu) + wp_lay.rq_cfs;
 		unsigned long stamp = wp_cfs_h_load_stamp(cfs);
 
+		/* The stamp first: it was some jiffies value now has passed. */
+		smp_rmb();
+		now = READ_ONCE(jiffies);
 		if (stamp && (time_before(stamp, INITIAL_JIFFIES) ||
 			      time_after(stamp, now))) {
 			pr_err("wakeplace: layout check failed: cfs_rq(%d)->last_h_load_update reads %lu, jiffies %lu: struct cfs_rq offsets do not match this kernel\n",
