@@ -387,15 +387,13 @@ static notrace void wp_lat_probe_wakeup(void *data, struct task_struct *p)
 	 * its stamp.  No switch-in is left to measure to, and it is no
 	 * wakee waiting here: the stamp is dropped.
 	 */
-	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) == p) {
+	if (wp_rq_curr(rq) == p) {
 		if (cmpxchg(&s->key, k, 0) == k)
 			atomic_dec(&wp_lat_live);
 		return;
 	}
 	now = local_clock();
-	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
-	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *) ||
-	    wp_rq_nr_not_delayed(rq) > 1) {
+	if (!wp_rq_curr_idle(rq) || wp_rq_nr_not_delayed(rq) > 1) {
 		flags |= WP_LAT_STACKED;
 		if (READ_ONCE(s->outcome) != WP_LAT_UNPLACED &&
 		    wp_lat_idle_elsewhere(p, cpu, READ_ONCE(s->t0)))
@@ -659,9 +657,7 @@ static int wp_lat_probes_on(void)
 	 */
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(&wp_arrival, cpu)->idle_since,
-			   cpu_online(cpu) &&
-			   WP_RD(wp_rq(cpu), wp_lay.rq_curr, struct task_struct *) ==
-			   WP_RD(wp_rq(cpu), wp_lay.rq_idle, struct task_struct *) ?
+			   cpu_online(cpu) && wp_rq_curr_idle(wp_rq(cpu)) ?
 			   0 : WP_NOT_IDLE);
 	ret = tracepoint_probe_register(wp_tp_switch, wp_lat_probe_switch,
 					NULL);

@@ -123,6 +123,18 @@ static __always_inline bool wp_rq_pending(void *rq)
 	return WP_RD(rq, wp_lay.rq_ttwu_pending, unsigned int);
 }
 
+/* The task @rq runs now; compared, never dereferenced. */
+static __always_inline struct task_struct *wp_rq_curr(void *rq)
+{
+	return WP_RD(rq, wp_lay.rq_curr, struct task_struct *);
+}
+
+/* @rq runs its idle task (more may be queued or pending). */
+static __always_inline bool wp_rq_curr_idle(void *rq)
+{
+	return wp_rq_curr(rq) == WP_RD(rq, wp_lay.rq_idle, struct task_struct *);
+}
+
 /*
  * idle_cpu() as a reason: WP_RQ_IDLE, WP_RQ_PENDING or WP_RQ_RUNNING.
  *
@@ -144,8 +156,7 @@ static __always_inline enum wp_rq_why wp_rq_state(void *rq)
 	smp_rmb();
 	if (wp_rq_nr_running(rq))
 		return WP_RQ_RUNNING;
-	if (WP_RD(rq, wp_lay.rq_curr, struct task_struct *) !=
-	    WP_RD(rq, wp_lay.rq_idle, struct task_struct *))
+	if (!wp_rq_curr_idle(rq))
 		return WP_RQ_RUNNING;
 	return WP_RQ_IDLE;
 }
