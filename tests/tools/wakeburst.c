@@ -12,10 +12,11 @@
  * one goes idle (and may rightly be picked again) within a round.  The
  * wakeups that end the wakees follow the marker "wakeburst end".  Prints
  * "wakee TID" per wakee, "rounds N" and "distinct N", the rounds in which
- * all K ran on K different CPUs.
+ * all K ran on K different CPUs.  -s CPU (repeatable) keeps CPU busy with
+ * a spinner thread pinned there for the whole run.
  *
  * usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US]
- *                  [-m MARKER]
+ *                  [-m MARKER] [-s CPU]...
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,12 +35,14 @@
 #include "watchdog.h"
 
 #define MAX_WAKEES 64
-#define USAGE "usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US] [-m MARKER]\n"
+#define MAX_SPIN 256
+#define USAGE "usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US] [-m MARKER] [-s CPU]...\n"
 
 static int waker_cpu = -1, prev_cpu = -1, nr_wakees, rounds = 20;
 static long settle_us = 20000;
 static atomic_int go_word, ready, acked, done, stop;
 static pid_t tids[MAX_WAKEES];
+static int spin_cpus[MAX_SPIN], nr_spin;
 static int ran_on[MAX_WAKEES];
 
 static void futex_wait(atomic_int *w, int val)
@@ -79,6 +82,14 @@ static void pin(int cpu)
 	}
 }
 
+static void *spinner(void *arg)
+{
+	pin(*(int *)arg);
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
 static void *wakee(void *arg)
 {
 	int me = (int)(long)arg, seen = 0;
@@ -108,14 +119,14 @@ static void *wakee(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t th[MAX_WAKEES];
+	pthread_t th[MAX_WAKEES], spin_th[MAX_SPIN];
 	struct timespec settle;
 	int opt, i, j, r, fd = -1, distinct = 0;
 	const char *marker = NULL;
 	char *end;
 
 	watchdog_arm("wakeburst");
-	while ((opt = getopt(argc, argv, "w:p:k:n:i:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:k:n:i:m:s:")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -139,6 +150,13 @@ int main(int argc, char **argv)
 		case 'm':
 			marker = optarg;
 			break;
+		case 's':
+			if (nr_spin == MAX_SPIN) {
+				fprintf(stderr, USAGE);
+				return 2;
+			}
+			spin_cpus[nr_spin++] = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, USAGE);
 			return 2;
@@ -160,6 +178,8 @@ int main(int argc, char **argv)
 	settle.tv_sec = settle_us / 1000000;
 	settle.tv_nsec = settle_us % 1000000 * 1000;
 	pin(waker_cpu);
+	for (i = 0; i < nr_spin; i++)
+		pthread_create(&spin_th[i], NULL, spinner, &spin_cpus[i]);
 	for (i = 0; i < nr_wakees; i++)
 		pthread_create(&th[i], NULL, wakee, (void *)(long)i);
 
@@ -197,6 +217,8 @@ next:
 	futex_wake(&go_word, INT_MAX);
 	for (i = 0; i < nr_wakees; i++)
 		pthread_join(th[i], NULL);
+	for (i = 0; i < nr_spin; i++)
+		pthread_join(spin_th[i], NULL);
 	for (i = 0; i < nr_wakees; i++)
 		printf("wakee %d\n", (int)tids[i]);
 	printf("rounds %d\ndistinct %d\n", rounds, distinct);
