@@ -35,6 +35,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sysfs.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
@@ -83,6 +84,20 @@ static u64 wp_idle_asked_ns, wp_idle_build_ns;
  * claim; the sched_switch marks are not held.
  */
 #define WP_CLAIM_HOLD 1
+
+/*
+ * A wakee is on its way to the CPU: set by a waker that claimed it or
+ * fell back to it (wp_mask_fallback()), cleared by the CPU's next context
+ * switch.  Per CPU on its own line: remote wakers write it, its own CPU
+ * reads it at each switch.
+ */
+static DEFINE_PER_CPU_SHARED_ALIGNED(int, wp_inbound);
+
+static __always_inline void wp_inbound_set(int cpu)
+{
+	if (!READ_ONCE(per_cpu(wp_inbound, cpu)))
+		WRITE_ONCE(per_cpu(wp_inbound, cpu), 1);
+}
 
 #ifdef WAKEPLACE_TEST
 /*
@@ -173,6 +188,8 @@ static notrace void wp_probe_switch(void *data, bool preempt,
 	struct wp_llc *llc = wp_llc_raw(cpu);
 
 	wp_test_count(WP_C_PROBE_HITS);
+	if (__this_cpu_read(wp_inbound))
+		__this_cpu_write(wp_inbound, 0);
 	if (llc) {
 		if (!is_idle_task(next)) {
 			if (is_idle_task(prev))
@@ -637,6 +654,7 @@ static notrace bool wp_claim_check(struct wp_wakeup *w, struct wp_llc *llc,
 		}
 		/* Before the re-check: the hold starts as soon as it can. */
 		WRITE_ONCE(llc->claimed[cpu], jiffies);
+		wp_inbound_set(cpu);
 	}
 	if (likely(cpu_active(cpu))) {
 		wp_touch(w, cpu);
@@ -794,18 +812,119 @@ notrace int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 	return -1;
 }
 
+/*
+ * A CPU a fallback may go to instead of its target: allowed, active, no
+ * wakee on its way, and at most one task runnable there (ours adds one).
+ */
+static notrace bool wp_spread_ok(struct wp_wakeup *w, int cpu)
+{
+	void *rq;
+
+	if (READ_ONCE(per_cpu(wp_inbound, cpu)) ||
+	    !cpumask_test_cpu(cpu, w->p->cpus_ptr) || !cpu_active(cpu))
+		return false;
+	w->scanned++;
+	wp_touch(w, cpu);
+	rq = wp_rq(cpu);
+	return !wp_rq_pending(rq) && wp_rq_nr_not_delayed(rq) <= 1;
+}
+
+/* prev, the waker's CPU, then up to @spread CPUs of the LLC from target. */
+static notrace int wp_spread_pick(struct wp_wakeup *w, struct wp_llc *llc,
+				  int spread)
+{
+	int t = w->target, cpu;
+
+	if (w->prev != t && wp_cpus_share_cache(w->prev, t) &&
+	    wp_spread_ok(w, w->prev))
+		return w->prev;
+	if (w->this_cpu != t && w->this_cpu != w->prev &&
+	    wp_cpus_share_cache(w->this_cpu, t) && wp_spread_ok(w, w->this_cpu))
+		return w->this_cpu;
+	for_each_cpu_wrap(cpu, to_cpumask(llc->span), t + 1) {
+		if (cpu == t || cpu == w->prev || cpu == w->this_cpu)
+			continue;
+		if (spread-- <= 0)
+			break;
+		if (wp_spread_ok(w, cpu))
+			return cpu;
+	}
+	return -1;
+}
+
+/**
+ * wp_mask_fallback() - where a wakeup goes whose idle-mask search found
+ * nothing: the target, as the kernel's search would, unless another wakee
+ * is already on its way there (a claim or a fallback since the target's
+ * last context switch) and, with @spread, a CPU of the LLC has none on its
+ * way and at most one task: the wakees of a burst that find the mask empty
+ * then queue on different CPUs instead of behind each other.
+ * @w: the wakeup.
+ * @llc: target's LLC state.
+ * @spread: 0 keeps the target; else the CPUs of the LLC examined after
+ *	prev and the waker's CPU (each one runqueue line).
+ * @hits: the policy's counters (wp_spread_show()), or NULL.
+ *
+ * Return: the CPU for @w, with @w->outcome set (fallback).
+ */
+notrace int wp_mask_fallback(struct wp_wakeup *w, struct wp_llc *llc,
+			     int spread, struct wp_spread_hits __percpu *hits)
+{
+	int cpu = -1;
+
+	if (READ_ONCE(per_cpu(wp_inbound, w->target))) {
+		if (spread > 0)
+			cpu = wp_spread_pick(w, llc, spread);
+		if (hits && !w->shadow) {
+			this_cpu_inc(hits->inbound);
+			if (cpu >= 0)
+				this_cpu_inc(hits->spread);
+		}
+	}
+	if (cpu < 0)
+		cpu = wp_sis_none(w, -1);
+	else
+		w->outcome = WP_OUT_FALLBACK;
+	if (!w->shadow)
+		wp_inbound_set(cpu);
+	return cpu;
+}
+
+/**
+ * wp_spread_show() - a policy's wp_mask_fallback() counters, for its
+ * policies/<name>/counters.
+ * @hits: the counters.
+ * @buf: a sysfs page.
+ *
+ * Return: the length written.
+ */
+ssize_t wp_spread_show(struct wp_spread_hits __percpu *hits, char *buf)
+{
+	u64 inbound = 0, spread = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		inbound += per_cpu_ptr(hits, cpu)->inbound;
+		spread += per_cpu_ptr(hits, cpu)->spread;
+	}
+	return sysfs_emit(buf, "inbound %llu\nspread %llu\n", inbound, spread);
+}
+
 /**
  * wp_core_then_cpu() - idlecore's search: wp_mask_search() for a whole
  * idle core (when SMT is active), then for any idle CPU; finding neither,
- * what the kernel's search returns when it finds nothing (wp_sis_none()).
+ * wp_mask_fallback().
  * @w: the wakeup.
  * @llc: target's LLC state.
  * @tries: at most this many candidates per mask walk.
+ * @spread: wp_mask_fallback()'s @spread.
+ * @hits: wp_mask_fallback()'s @hits.
  *
  * Return: the CPU for @w.
  */
 notrace int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc,
-			     int tries)
+			     int tries, int spread,
+			     struct wp_spread_hits __percpu *hits)
 {
 	int cpu = -1;
 
@@ -817,7 +936,7 @@ notrace int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc,
 		cpu = wp_mask_search(w, llc, true, tries);
 	if (cpu < 0)
 		cpu = wp_mask_search(w, llc, false, tries);
-	return cpu >= 0 ? cpu : wp_sis_none(w, -1);
+	return cpu >= 0 ? cpu : wp_mask_fallback(w, llc, spread, hits);
 }
 
 #ifdef WAKEPLACE_TEST

@@ -112,7 +112,21 @@ int wp_mask_pick(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 int wp_mask_search(struct wp_wakeup *w, struct wp_llc *llc, bool core,
 		   int tries);
 int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu);
-int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc, int tries);
+/**
+ * struct wp_spread_hits - a policy's counts of wp_mask_fallback(), per CPU.
+ * @inbound: fallbacks whose target already had a wakee on its way.
+ * @spread: of those, the ones sent to another CPU of the LLC instead.
+ */
+struct wp_spread_hits {
+	u64 inbound;
+	u64 spread;
+};
+
+int wp_mask_fallback(struct wp_wakeup *w, struct wp_llc *llc, int spread,
+		     struct wp_spread_hits __percpu *hits);
+ssize_t wp_spread_show(struct wp_spread_hits __percpu *hits, char *buf);
+int wp_core_then_cpu(struct wp_wakeup *w, struct wp_llc *llc, int tries,
+		     int spread, struct wp_spread_hits __percpu *hits);
 struct cpumask *wp_scratch_mask(void);
 #ifdef WAKEPLACE_TEST
 ssize_t wp_idle_mask_show(char *buf);

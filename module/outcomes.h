@@ -35,7 +35,9 @@
 	X(4, MASK, mask, "MASK", "MSK",					\
 	  "found in the per-LLC idle mask"),				\
 	X(5, FALLBACK, fallback, "FALLBK", "FBK",			\
-	  "nothing idle found, target used"),				\
+	  "nothing idle found, target used (with idlemask's and "	\
+	  "idlecore's spread, another CPU of the LLC when a wakee "	\
+	  "is already on its way to the target)"),				\
 	X(6, HANDBACK, handback, "HANDBK", "HBK",			\
 	  "the policy declined, the kernel decided"),			\
 	X(7, LOCAL, local, "LOCAL", "LCL",				\

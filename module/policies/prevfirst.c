@@ -30,7 +30,7 @@ static notrace int prevfirst_select(struct wp_wakeup *w)
 		w->outcome = WP_OUT_PREV;
 		return w->prev;
 	}
-	return wp_core_then_cpu(w, llc, tries);
+	return wp_core_then_cpu(w, llc, tries, 0, NULL);
 }
 
 /*
