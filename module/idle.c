@@ -841,7 +841,7 @@ static notrace int wp_spread_pick(struct wp_wakeup *w, struct wp_llc *llc,
 	if (w->this_cpu != t && w->this_cpu != w->prev &&
 	    wp_cpus_share_cache(w->this_cpu, t) && wp_spread_ok(w, w->this_cpu))
 		return w->this_cpu;
-	for_each_cpu_wrap(cpu, to_cpumask(llc->span), t + 1) {
+	for_each_cpu_wrap(cpu, to_cpumask(llc->span), t) {
 		if (cpu == t || cpu == w->prev || cpu == w->this_cpu)
 			continue;
 		if (spread-- <= 0)

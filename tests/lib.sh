@@ -542,6 +542,24 @@ probe_picks() {
 		}' "$WP_TRACE_INST/trace" | tee >(sort | uniq -c | sed "s/^/# $pol $*: /" >&2)
 }
 
+# burst_picks POLICY TIDS: the picks under POLICY of the wakees TIDS (TIDs
+# separated by spaces) in $WP_TRACE_INST's trace of a `wakeburst -m` run,
+# up to its "wakeburst end" marker: "round" for each round's marker, then
+# one line per pick, "pick target chosen outcome".
+burst_picks() {
+	awk -v pol="$1" -v tids=" $2 " '
+		function val(k) {
+			if (!match($0, " " k "=[^ ]+"))
+				return ""
+			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+		}
+		/wakeburst end/ { exit }
+		/wakeburst round / { print "round"; next }
+		index($0, "select_cpu: policy=" pol " ") && index(tids, " " val("pid") " ") {
+			print "pick", val("target"), val("chosen"), val("outcome")
+		}' "$WP_TRACE_INST/trace"
+}
+
 # pick_share PICKS AWK-CONDITION: the % of PICKS (probe_picks' lines) for
 # which the condition holds ($1 target, $2 chosen, $3 outcome); fails if
 # there are fewer than 10.

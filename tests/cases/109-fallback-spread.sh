@@ -59,23 +59,15 @@ run() {
 	echo 0 > "$inst/tracing_on"
 	d_inbound=$(($(hits "$pol" inbound) - i0))
 	d_spread=$(($(hits "$pol" spread) - s0))
-	tids=" $(awk '$1 == "wakee" { print $2 }' <<<"$out" | xargs) "
-	[ "$tids" != "  " ] || fail "wakeburst did not print its wakees"
-	read -r picks fb coll moved dup mdup rounds < <(awk -v tids="$tids" -v pol="$pol" '
-		function val(k) {
-			if (!match($0, " " k "=[^ ]+"))
-				return ""
-			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		}
-		/wakeburst end/ { exit }
-		/wakeburst round / { rounds++; delete got; next }
-		index($0, "select_cpu: policy=" pol " ") {
-			if (!index(tids, " " val("pid") " "))
-				next
+	tids=$(awk '$1 == "wakee" { print $2 }' <<<"$out" | xargs)
+	[ -n "$tids" ] || fail "wakeburst did not print its wakees"
+	read -r picks fb coll moved dup mdup rounds < <(burst_picks "$pol" "$tids" | awk '
+		$1 == "round" { rounds++; delete got; next }
+		{
 			picks++
-			t = val("target")
-			c = val("chosen")
-			if (val("outcome") == "fallback")
+			t = $2
+			c = $3
+			if ($4 == "fallback")
 				fb++
 			if (t in got) {
 				coll++
@@ -89,7 +81,7 @@ run() {
 			}
 			got[c] = 1
 		}
-		END { print picks + 0, fb + 0, coll + 0, moved + 0, dup + 0, mdup + 0, rounds + 0 }' "$inst/trace")
+		END { print picks + 0, fb + 0, coll + 0, moved + 0, dup + 0, mdup + 0, rounds + 0 }')
 	log "$pol spread $2: $picks picks in $rounds rounds, $fb fallbacks, $coll collisions, $moved moved, $dup CPUs picked again ($mdup of them away from the target); counters: inbound +$d_inbound, spread +$d_spread"
 	assert_eq "$rounds" "$R" "$pol spread $2: rounds marked in the trace"
 	assert_ge "$picks" $((K * R * 3 / 4)) "$pol spread $2: traced picks of the wakees"

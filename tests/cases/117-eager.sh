@@ -73,20 +73,13 @@ log "rounds in which the wakees ran on distinct CPUs: $(awk '$1 == "distinct" { 
 # whose second pick is an SMT sibling of P (the LLC level, lowest CPU
 # first, would give the waker's sibling on smt: 0 1 | 2 3, W 0, P 2).
 sibs=" $(cpulist_expand "$(smt_siblings "$P")" | xargs) "
-read -r picks found twice rounds first mask sib < <(awk -v tids=" $tids " -v p="$P" -v sibs="$sibs" '
-	function val(k) {
-		if (!match($0, " " k "=[^ ]+"))
-			return ""
-		return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-	}
-	/wakeburst end/ { exit }
-	/wakeburst round / { rounds++; delete seen; n = 0; next }
-	/select_cpu: policy=eager / {
-		if (!index(tids, " " val("pid") " "))
-			next
+read -r picks found twice rounds first mask sib < <(burst_picks eager "$tids" |
+	awk -v p="$P" -v sibs="$sibs" '
+	$1 == "round" { rounds++; delete seen; n = 0; next }
+	{
 		picks++
-		o = val("outcome")
-		c = val("chosen")
+		o = $4
+		c = $3
 		if (n == 0 && o == "prev" && c == p)
 			first++
 		if (o == "mask")
@@ -100,7 +93,7 @@ read -r picks found twice rounds first mask sib < <(awk -v tids=" $tids " -v p="
 			twice++
 		seen[c] = 1
 	}
-	END { print picks + 0, found + 0, twice + 0, rounds + 0, first + 0, mask + 0, sib + 0 }' "$inst/trace")
+	END { print picks + 0, found + 0, twice + 0, rounds + 0, first + 0, mask + 0, sib + 0 }')
 log "traced: $picks picks of the wakees in $rounds rounds, $found found an idle CPU, $twice picked a CPU again; $first rounds began with prev, $mask picks past target, $sib second picks on a sibling of prev"
 assert_eq "$rounds" "$R" "rounds marked in the trace"
 assert_ge "$picks" $((K * R * 3 / 4)) "traced picks of the wakees"
