@@ -523,8 +523,8 @@ probe_trace() {
 }
 
 # probe_picks POLICY WAKEPROBE-ARGS...: under POLICY, the wakee's picks of
-# one probe_trace, one line each: "target chosen outcome"; logs how many
-# of each.
+# one probe_trace, one line each: "target chosen outcome prev"; logs how
+# many of each.
 probe_picks() {
 	local pol=$1 tid
 	shift
@@ -538,7 +538,7 @@ probe_picks() {
 			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
 		}
 		index($0, "select_cpu: policy=" pol " pid=" tid " ") {
-			print val("target"), val("chosen"), val("outcome")
+			print val("target"), val("chosen"), val("outcome"), val("prev")
 		}' "$WP_TRACE_INST/trace" | tee >(sort | uniq -c | sed "s/^/# $pol $*: /" >&2)
 }
 
@@ -561,8 +561,8 @@ burst_picks() {
 }
 
 # pick_share PICKS AWK-CONDITION: the % of PICKS (probe_picks' lines) for
-# which the condition holds ($1 target, $2 chosen, $3 outcome); fails if
-# there are fewer than 10.
+# which the condition holds ($1 target, $2 chosen, $3 outcome, $4 prev);
+# fails if there are fewer than 10.
 pick_share() {
 	awk "$2 { k++ } END { if (NR < 10) exit 1; print int(k * 100 / NR) }" <<<"$1" ||
 		fail "fewer than 10 traced picks of the wakee"
