@@ -35,7 +35,6 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/sysfs.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
