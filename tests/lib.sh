@@ -522,6 +522,15 @@ probe_trace() {
 	awk '$1 == "wakee" { print $2 }' <<<"$out"
 }
 
+# An awk function for reading wakeplace events: val(k), the value of the
+# field "k=value" of the current line ("" if it has none).
+_WP_AWK_VAL='
+	function val(k) {
+		if (!match($0, " " k "=[^ ]+"))
+			return ""
+		return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+	}'
+
 # probe_picks POLICY WAKEPROBE-ARGS...: under POLICY, the wakee's picks of
 # one probe_trace, one line each: "target chosen outcome prev"; logs how
 # many of each.
@@ -531,12 +540,7 @@ probe_picks() {
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	tid=$(probe_trace "$@")
 	[ -n "$tid" ] || fail "wakeprobe $* failed or printed no wakee TID"
-	awk -v pol="$pol" -v tid="$tid" '
-		function val(k) {
-			if (!match($0, " " k "=[^ ]+"))
-				return ""
-			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		}
+	awk -v pol="$pol" -v tid="$tid" "$_WP_AWK_VAL"'
 		index($0, "select_cpu: policy=" pol " pid=" tid " ") {
 			print val("target"), val("chosen"), val("outcome"), val("prev")
 		}' "$WP_TRACE_INST/trace" | tee >(sort | uniq -c | sed "s/^/# $pol $*: /" >&2)
@@ -547,12 +551,7 @@ probe_picks() {
 # up to its "wakeburst end" marker: "round" for each round's marker, then
 # one line per pick, "pick target chosen outcome".
 burst_picks() {
-	awk -v pol="$1" -v tids=" $2 " '
-		function val(k) {
-			if (!match($0, " " k "=[^ ]+"))
-				return ""
-			return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		}
+	awk -v pol="$1" -v tids=" $2 " "$_WP_AWK_VAL"'
 		/wakeburst end/ { exit }
 		/wakeburst round / { print "round"; next }
 		index($0, "select_cpu: policy=" pol " ") && index(tids, " " val("pid") " ") {
