@@ -47,6 +47,9 @@ check "-r x: exit 2" eval '[ $rc = 2 ]'
 "$P" -k 6.1.0-99-test -r 3 >"$TMPD/out" 2>&1
 rc=$?
 check "-r without -a: exit 2, says -a" eval '[ $rc = 2 ] && grep -q "give -a" "$TMPD/out"'
+"$P" -k 6.1.0-99-test -a "0 1" -m all >"$TMPD/out" 2>&1
+rc=$?
+check "-m all: exit 2, says wide or stock" eval '[ $rc = 2 ] && grep -q "wide or stock" "$TMPD/out"'
 
 # ---- a run with a fake vng ---------------------------------------------------------
 # The fake plays the guest: it records its arguments and prints, per policy
@@ -83,7 +86,9 @@ FAKE_ARGS=$TMPD/args PATH=$TMPD/bin:$PATH "$P" -k "$rel" -c 16 -p idlemask \
 rc=$?
 check "fake run: exit 0" eval '[ $rc = 0 ]'
 check "fake run: the counts in ABBA order, 4 rounds, one guest" \
-	eval '[ "$(tail -1 "$TMPD/args")" = "0,1,64,64,1,0,0,1,64,64,1,0" ]'
+	eval '[ "$(tail -2 "$TMPD/args" | head -1)" = "0,1,64,64,1,0,0,1,64,64,1,0" ]'
+check "fake run: the policy stays machine-wide with a table by default (-m wide)" \
+	eval '[ "$(tail -1 "$TMPD/args")" = wide ] && grep -q "machine-wide with a table: wide" "$TMPD/o/results.txt"'
 check "fake run: 12 result lines and 3 summary lines in results.txt" \
 	eval '[ "$(grep -c "^16 idlemask" "$TMPD/o/results.txt")" = 12 ] && [ "$(grep -c "^summary 16 idlemask" "$TMPD/o/results.txt")" = 3 ]'
 # 0 at lines 0,5,6,11: cost 400 + 10 * (0+5+6+11)/4 = 455; 64 at 2,3,8,9:
