@@ -11,15 +11,10 @@
  * hierarchy cgroup's ancestors[] (the kernel keeps them in the cgroup, no
  * pointer chase per level), skipping levels with no assignment, and
  * bisects the table at each level left: no string, no lock, at most
- * depth x log2(64) compares; each CPU remembers its last answers by
- * cgroup (registry.c), so a task woken again in a cgroup seen lately
- * costs a few compares.  Addresses are compared, never followed: each
+ * depth x log2(64) compares.  Addresses are compared, never followed: each
  * assignment holds a reference on its cgroup, dropped only after a grace
  * period once no published table names it, so an address cannot be
- * reused while a reader may still compare with it; the memo, which
- * remembers unassigned cgroups too, forgets everything at each new table
- * and each cgroup released (a probe on cgroup_release while a table is
- * published).
+ * reused while a reader may still compare with it.
  *
  * A cgroup can be removed while assigned (it has no tasks then): the
  * kernel tells no module, so a poll every second while there are
@@ -44,7 +39,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include "registry.h"
 #include "switch.h"
@@ -89,10 +83,6 @@ static struct wp_cg_gone wp_cg_gone[WP_CG_GONE];	/* oldest first */
 static unsigned int wp_cg_gone_nr;
 static bool wp_cg_dead;		/* unloading: no more assignments */
 static u32 wp_cg_serial;		/* the last serial given */
-static u32 wp_cg_gen;			/* the last table's number */
-static struct tracepoint *wp_tp_cg_release;
-static bool wp_cg_rel_on;		/* wp_cg_count_release() is on it */
-static bool wp_cg_rel_used;		/* it was, once: wait for it at unload */
 
 static void wp_cg_poll(struct work_struct *work);
 static DECLARE_DELAYED_WORK(wp_cg_poll_work, wp_cg_poll);
@@ -101,47 +91,6 @@ static DECLARE_DELAYED_WORK(wp_cg_poll_work, wp_cg_poll);
 static struct wp_cg_table *wp_cg_table_alloc(gfp_t gfp)
 {
 	return kmalloc(sizeof(struct wp_cg_table), gfp);
-}
-
-/*
- * The lookups' memo (registry.c) keys on cgroup addresses: every cgroup
- * released while a table is published moves wp_cg_released, after
- * whatever led to the release (the last task moved out, the last put),
- * so that no entry written before answers for its address again.  On
- * only while there is a table: the kernel formats the cgroup's path for
- * the tracepoint while a probe is on it.
- */
-static void wp_cg_count_release(void *data, struct cgroup *cgrp,
-				const char *path)
-{
-	/* Pairs with wp_cg_lookup()'s smp_rmb() between count and cgroup. */
-	smp_mb__before_atomic();
-	atomic_inc(&wp_cg_released);
-}
-
-static void wp_cg_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "cgroup_release"))
-		wp_tp_cg_release = tp;
-}
-
-static void wp_cg_release_probe(bool on)
-{
-	if (on == wp_cg_rel_on)
-		return;
-	if (!on) {
-		tracepoint_probe_unregister(wp_tp_cg_release,
-					    wp_cg_count_release, NULL);
-		wp_cg_rel_on = false;
-		return;
-	}
-	if (!wp_tp_cg_release)
-		for_each_kernel_tracepoint(wp_cg_find_tp, NULL);
-	/* Without it every lookup walks (cgroup_walks shows it). */
-	if (wp_tp_cg_release &&
-	    !tracepoint_probe_register(wp_tp_cg_release, wp_cg_count_release,
-				       NULL))
-		wp_cg_rel_on = wp_cg_rel_used = true;
 }
 
 /*
@@ -158,12 +107,6 @@ static void wp_cg_publish(struct wp_cg_table *t)
 		kfree(t);
 		t = NULL;
 	} else {
-		wp_cg_release_probe(true);
-		/* A new number: no memo entry answers for this table yet. */
-		if (!++wp_cg_gen)
-			++wp_cg_gen;
-		t->gen = wp_cg_gen;
-		t->memo = wp_cg_rel_on;
 		t->nr = wp_cg_nr;
 		t->levels = 0;
 		t->max_level = 0;
@@ -190,8 +133,6 @@ static void wp_cg_publish(struct wp_cg_table *t)
 	rcu_assign_pointer(wp_cg_tab, t);
 	if (old)
 		kfree_rcu(old, rcu);
-	if (!t)
-		wp_cg_release_probe(false);
 }
 
 static void wp_cg_put_rcu(struct rcu_head *rcu)
@@ -847,7 +788,4 @@ void wp_cg_exit(void)
 	wp_cg_clear_locked();
 	wp_sh_scope_publish(NULL);
 	mutex_unlock(&wp_mutex);
-	/* No call of the release probe is left running in our text. */
-	if (wp_cg_rel_used)
-		tracepoint_synchronize_unregister();
 }

@@ -452,12 +452,9 @@ static notrace bool wp_pick_allowed(struct task_struct *p, int cpu)
 	       cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
-/* A cgroup lookup's counts: @ccnt, the assignment's (NULL: none). */
-static __always_inline void wp_cg_count(struct wp_cg_counters __percpu *ccnt,
-					bool walked)
+/* A wakeup of an assigned cgroup's task: @ccnt, its counters (or NULL). */
+static __always_inline void wp_cg_count(struct wp_cg_counters __percpu *ccnt)
 {
-	if (walked)
-		wp_count(WP_C_CG_WALKS);
 	if (ccnt) {
 		wp_count(WP_C_CG_WAKEUPS);
 		this_cpu_inc(ccnt->v[WP_CGC_WAKEUPS]);
@@ -475,7 +472,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct task_struct *p;
 	struct wp_wakeup w;
 	int prev, flags, cpu, ci, scpu = WP_HANDBACK;
-	bool timed = false, slow = false, walked = false;
+	bool timed = false, slow = false;
 	u64 t0 = 0, cost = 0, lookup = 0;
 
 	wp_test_count(WP_C_HOOK_HITS);
@@ -508,14 +505,14 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 * A cgroup's own policy, if the task is in an assigned one.  A pick
 	 * about to be timed (below) counts the lookup in its cost: its clock
 	 * starts here, so a pick with a table is timed with the same two
-	 * clock reads as one without.  Its counting waits until the clock
-	 * stopped, as the pick's own does (wp_account()).
+	 * clock reads as one without.  The assignment's counting waits until
+	 * the clock stopped, as the pick's own does (wp_account()).
 	 */
 	cgt = rcu_dereference_sched(wp_cg_tab);
 	if (cgt) {
 		if (pc->sample + 1 >= READ_ONCE(wp_sample_period))
 			t0 = local_clock();
-		ci = wp_cg_lookup(cgt, p, &walked);
+		ci = wp_cg_lookup(cgt, p);
 		if (ci >= 0) {
 			pol = cgt->pol[ci];
 			ccnt = cgt->cnt[ci];
@@ -523,7 +520,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 
 	if (!pol->select_cpu) {
-		wp_cg_count(ccnt, walked);
+		wp_cg_count(ccnt);
 		if (!sh || !sh->select_cpu)
 			return;
 		pc->shadow_pol = sh;
@@ -565,7 +562,7 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		if (slow || cost > (u64)READ_ONCE(slow_us) * NSEC_PER_USEC)
 			wp_slow_pick(pol);
 	}
-	wp_cg_count(ccnt, walked);
+	wp_cg_count(ccnt);
 
 	if (unlikely(cpu != WP_HANDBACK && !wp_pick_allowed(p, cpu))) {
 		wp_count(WP_C_CORRECTED);

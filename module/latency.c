@@ -217,11 +217,7 @@ static notrace struct wp_lat_slot *wp_lat_insert(struct wakeplace_policy *pol,
 	 */
 	cgt = rcu_dereference_sched(wp_cg_tab);
 	if (cgt) {
-		bool walked = false;
-
-		cgi = wp_cg_lookup(cgt, p, &walked);
-		if (walked)
-			wp_count(WP_C_CG_WALKS);
+		cgi = wp_cg_lookup(cgt, p);
 		if (cgi >= 0) {
 			pol = cgt->pol[cgi];
 			cgser = cgt->serial[cgi];

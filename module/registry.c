@@ -49,8 +49,6 @@
  *   calls both; latency.c only counts into stats.c's counters.
  */
 #include <linux/cgroup.h>
-#include <linux/irqflags.h>
-#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 #include "registry.h"
@@ -184,16 +182,24 @@ static notrace int wp_cg_find(const struct wp_cg_table *t,
 	return -1;
 }
 
-/*
- * The nearest assigned cgroup of @cg's in @t: walks @cg's ancestors[]
- * (kept in the cgroup: no pointer chase per level) from the deepest,
- * skipping levels with no assignment, and bisects @t at each level left.
- * Compares addresses, never follows them (cgroup.c holds a reference on
- * each until no table can name it).
+/**
+ * wp_cg_lookup() - the assignment of @p's nearest assigned cgroup.
+ * @t: the published table (not NULL).
+ * @p: a task being woken (its pi_lock held, IRQs off).
+ *
+ * Called on the wakeup path (the hook, the sched_waking probe) inside an
+ * RCU-sched read side, so the task's css_set and @t stay while it runs.
+ * Walks the default-hierarchy cgroup's ancestors[] (kept in the cgroup:
+ * no pointer chase per level) from the deepest, skipping levels with no
+ * assignment; compares addresses, never follows them (cgroup.c holds a
+ * reference on each until no table can name it).
+ *
+ * Return: the assignment's index in @t, or -1 when no cgroup of @p's is
+ * assigned (the machine-wide policy places it).
  */
-static notrace int wp_cg_walk(const struct wp_cg_table *t,
-			      const struct cgroup *cg)
+notrace int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p)
 {
+	struct cgroup *cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
 	int level, i;
 
 	for (level = min(cg->level, t->max_level); level >= 0; level--) {
@@ -204,92 +210,6 @@ static notrace int wp_cg_walk(const struct wp_cg_table *t,
 			return i;
 	}
 	return -1;
-}
-
-/*
- * Each CPU remembers the answers of its last lookups, by cgroup: a task
- * woken again in a cgroup this CPU has seen lately costs a few compares
- * in one cache line instead of the walk, which reads the cgroup (another
- * cache line or two) and bisects the table at each assigned level.  The
- * entries hold for one table (@gen: a new table, new answers) and only
- * while no cgroup was released (@released): the key is an address, which
- * a released cgroup hands on.  Written and read on their own CPU with
- * IRQs off (the wakeup path), so never torn; replaced in turn.
- */
-#define WP_CG_MEMO	8
-
-struct wp_cg_memo {
-	const struct cgroup *cg[WP_CG_MEMO];	/* one cache line */
-	u32 gen;
-	u32 released;
-	unsigned int next;
-	s8 idx[WP_CG_MEMO];
-};
-
-static_assert(WP_CG_MAX <= S8_MAX);
-
-static DEFINE_PER_CPU_ALIGNED(struct wp_cg_memo, wp_cg_memo);
-
-atomic_t wp_cg_released = ATOMIC_INIT(0);
-
-/**
- * wp_cg_lookup() - the assignment of @p's nearest assigned cgroup.
- * @t: the published table (not NULL).
- * @p: a task being woken (usually its pi_lock held, IRQs off).
- * @walked: set to true when the memo did not answer (the caller counts).
- *
- * Called on the wakeup path (the hook, the sched_waking probe) inside an
- * RCU-sched read side, so the task's css_set and @t stay while it runs.
- * Answers from this CPU's memo when it holds @p's cgroup for @t, else
- * walks the hierarchy and remembers the answer.
- *
- * Return: the assignment's index in @t, or -1 when no cgroup of @p's is
- * assigned (the machine-wide policy places it).
- */
-notrace int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p,
-			 bool *walked)
-{
-	struct wp_cg_memo *m;
-	struct cgroup *cg;
-	unsigned int i;
-	u32 released;
-	int idx;
-
-	/*
-	 * Waking current, try_to_wake_up() may run the sched_waking probe
-	 * with IRQs on: an interrupt's wakeup could then tear the memo.
-	 */
-	if (!t->memo || !irqs_disabled()) {
-		*walked = true;
-		return wp_cg_walk(t, rcu_dereference_sched(p->cgroups)->dfl_cgrp);
-	}
-	released = (u32)atomic_read(&wp_cg_released);
-	/*
-	 * The count before the cgroup: a cgroup released after the count
-	 * was read moves it again, so what is remembered below cannot
-	 * answer for an address since handed on (pairs with the release
-	 * probe's full barrier).
-	 */
-	smp_rmb();
-	cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
-	m = this_cpu_ptr(&wp_cg_memo);
-	if (m->gen == t->gen && m->released == released) {
-		for (i = 0; i < WP_CG_MEMO; i++)
-			if (m->cg[i] == cg)
-				return m->idx[i];
-	} else {
-		for (i = 0; i < WP_CG_MEMO; i++)
-			m->cg[i] = NULL;
-		m->gen = t->gen;
-		m->released = released;
-	}
-	idx = wp_cg_walk(t, cg);
-	*walked = true;
-	i = m->next;
-	m->cg[i] = cg;
-	m->idx[i] = idx;
-	m->next = i + 1 < WP_CG_MEMO ? i + 1 : 0;
-	return idx;
 }
 
 /**

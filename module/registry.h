@@ -6,7 +6,6 @@
 #ifndef WP_REGISTRY_H
 #define WP_REGISTRY_H
 
-#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include "llbucket.h"
@@ -70,8 +69,6 @@ struct wp_cg_counters {
  */
 struct wp_cg_table {
 	struct rcu_head rcu;
-	u32 gen;		/* this table's number, never reused soon */
-	bool memo;		/* wp_cg_released is kept: the memo may answer */
 	unsigned long levels;	/* bit L: a cgroup at level L is assigned */
 	int max_level;
 	unsigned int nr;
@@ -89,15 +86,7 @@ static inline unsigned long wp_cg_level_bit(int level)
 	return BIT(min_t(int, level, BITS_PER_LONG - 1));
 }
 
-/*
- * Cgroups released (the kernel's cgroup_release tracepoint) while a table
- * with memo set was published: a released cgroup's address can come back
- * as another cgroup's, so a lookup remembered for it stops holding.
- */
-extern atomic_t wp_cg_released;
-
-int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p,
-		 bool *walked);
+int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p);
 int wp_cg_find_serial(const struct wp_cg_table *t, unsigned int i, u32 serial);
 
 /*

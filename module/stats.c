@@ -77,7 +77,6 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_IDLE_PENDING]	= "idle_pending",
 	[WP_C_REMARK_HELD]	= "remark_held",
 	[WP_C_CG_WAKEUPS]	= "cgroup_wakeups",
-	[WP_C_CG_WALKS]		= "cgroup_walks",
 	[WP_C_CG_CHANGES]	= "cgroup_changes",
 	[WP_C_CG_REMOVED]	= "cgroup_removed",
 #ifdef WAKEPLACE_TEST
