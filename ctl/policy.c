@@ -107,6 +107,50 @@ int cmd_policy_list(int argc, char **argv)
 	return cgroup_list();
 }
 
+/*
+ * The policy's own counters (policies/NAME/counters, "name value" lines;
+ * only some policies have the file), printed under the tunables or as
+ * the JSON object "counters" (null without the file).  Returns 0 or an
+ * exit status.
+ */
+static int show_counters(const char *name)
+{
+	char rel[PATH_MAX], *buf, *line, *save = NULL;
+	char key[WP_NAME_MAX + 1];
+	unsigned long long v;
+	int r, n = 0;
+
+	snprintf(rel, sizeof(rel), "policies/%s/counters", name);
+	r = read_attr_all(rel, &buf);
+	if (r == -ENOENT) {
+		if (g.json)
+			j_null("counters");
+		return 0;
+	}
+	if (r < 0)
+		return fail(EX_FAIL, "cannot read %s/%s: %s", g.root, rel,
+			    strerror(-r));
+	if (g.json)
+		j_obj("counters");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%64s %llu", key, &v) != 2)
+			continue;
+		if (g.json) {
+			j_u64(key, v);
+		} else {
+			if (!n)
+				printf("counters:    since load (stats reset does not zero them)\n");
+			printf("  %-20s %12llu\n", key, v);
+		}
+		n++;
+	}
+	if (g.json)
+		j_end();
+	free(buf);
+	return 0;
+}
+
 static int show_policy(const struct wp_policies *p, int idx)
 {
 	struct wp_tunable t[WP_MAX_TUNABLES];
@@ -132,19 +176,20 @@ static int show_policy(const struct wp_policies *p, int idx)
 			j_end();
 		}
 		j_end();
-		return 0;
+		return show_counters(name);
 	}
 	printf("policy:      %s%s\n", name, idx == p->active ? " (active)" : "");
 	printf("description: %s\n", desc);
 	if (!n) {
 		printf("tunables:    none\n");
-		return 0;
+	} else {
+		printf("tunables:\n  %-20s %12s %12s %12s\n", "KEY", "VALUE",
+		       "MIN", "MAX");
+		for (i = 0; i < n; i++)
+			printf("  %-20s %12lld %12lld %12lld\n", t[i].name,
+			       tunable_value(name, &t[i]), t[i].min, t[i].max);
 	}
-	printf("tunables:\n  %-20s %12s %12s %12s\n", "KEY", "VALUE", "MIN", "MAX");
-	for (i = 0; i < n; i++)
-		printf("  %-20s %12lld %12lld %12lld\n", t[i].name,
-		       tunable_value(name, &t[i]), t[i].min, t[i].max);
-	return 0;
+	return show_counters(name);
 }
 
 int cmd_policy_show(int argc, char **argv)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: idlemask and idlecore: a wakeup that finds nothing idle and whose target already has a wakee on its way goes to another CPU of the LLC (spread); with spread 0 it stays on the target
-# requires: module
+# desc: idlemask and idlecore: a wakeup that finds nothing idle and whose target already has a wakee on its way goes to another CPU of the LLC (spread); with spread 0 it stays on the target; wakeplacectl policy show reports the same counters
+# requires: module ctl jq
 # tier: core
 #
 # wakeburst with the waker W as the wakees' prev and a spinner on every
@@ -107,4 +107,14 @@ for pol in idlemask idlecore; do
 	assert_ge "$d_inbound" $((coll * 3 / 4)) "$pol spread 0: counters inbound (the collisions, a few of whose targets may have switched first)"
 done
 assert_eq "$(wp_read state)" ok "state after the runs"
+
+# wakeplacectl shows the same counters (on stock nothing moves them).
+must wp_write policy stock
+for pol in idlemask idlecore; do
+	want=$(wp_read "policies/$pol/counters" | awk '{ printf "%s\"%s\":%s", NR > 1 ? "," : "{", $1, $2 } END { print "}" }')
+	assert_eq "$("$WP_CTL" -j policy show "$pol" | jq -c .counters)" "$want" \
+		"$pol: wakeplacectl policy show -j has the policy's counters"
+	"$WP_CTL" policy show "$pol" | grep -Eq "^  inbound +[0-9]+$" ||
+		fail "$pol: wakeplacectl policy show prints no inbound line"
+done
 pass "fallbacks spread off targets with a wakee on its way, and stay with spread 0"

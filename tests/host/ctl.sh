@@ -78,6 +78,20 @@ run -p policy show idlemask
 check "policy show -p: value read from the tunable's file, ranges as integers" \
 	eval 'json_ok && [ "$(jq -c "[.tunables[0].name,.tunables[0].value,.tunables[0].min,.tunables[0].max]" "$OUT")" = "[\"max_tries\",7,1,64]" ] && grep -q "^  \"name\"" "$OUT"'
 echo 4 >"$T/policies/idlemask/max_tries"
+printf 'inbound 12\nspread 3\n' >"$T/policies/idlemask/counters"
+run policy show idlemask
+check "policy show NAME: the policy's own counters under its tunables" \
+	eval '[ $RC = 0 ] && grep -q "^counters: " "$OUT" && grep -Eq "^  inbound +12$" "$OUT" && grep -Eq "^  spread +3$" "$OUT"'
+run -j policy show idlemask
+check "policy show -j: counters as an object of numbers" \
+	eval 'json_ok && [ "$(jq -c .counters "$OUT")" = "{\"inbound\":12,\"spread\":3}" ]'
+rm "$T/policies/idlemask/counters"
+run -j policy show idlemask
+check "policy show -j without a counters file: counters null" \
+	eval 'json_ok && [ "$(jq -c .counters "$OUT")" = null ]'
+run policy show idlemask
+check "policy show without a counters file: no counters line" \
+	eval '[ $RC = 0 ] && ! grep -q "^counters" "$OUT"'
 
 # ---- policy set / tune ---------------------------------------------------------
 run policy set mirror
