@@ -111,7 +111,7 @@ assert_eq "$(wp_read state)" ok "state after the runs"
 # wakeplacectl shows the same counters (on stock nothing moves them).
 must wp_write policy stock
 for pol in idlemask idlecore; do
-	want=$(wp_read "policies/$pol/counters" | awk '{ printf "%s\"%s\":%s", NR > 1 ? "," : "{", $1, $2 } END { print "}" }')
+	want=$(wp_read "policies/$pol/counters" | awk '{ printf "%s\"%s\":%s", (NR > 1 ? "," : "{"), $1, $2 } END { print "}" }')
 	assert_eq "$("$WP_CTL" -j policy show "$pol" | jq -c .counters)" "$want" \
 		"$pol: wakeplacectl policy show -j has the policy's counters"
 	"$WP_CTL" policy show "$pol" | grep -Eq "^  inbound +[0-9]+$" ||
