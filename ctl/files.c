@@ -63,6 +63,26 @@ int read_path(const char *path, char *buf, size_t len)
 	return got;
 }
 
+/*
+ * Next "key value" line of a buffer split with strtok_r (pass the buffer
+ * first, then NULL): the key, its trimmed value in *val; NULL at the end.
+ */
+char *next_kv(char *buf, char **save, char **val)
+{
+	char *line, *sp;
+
+	while ((line = strtok_r(buf, "\n", save))) {
+		buf = NULL;
+		sp = line + strcspn(line, " \t");
+		if (!*sp)
+			continue;
+		*sp++ = '\0';
+		*val = trim(sp);
+		return line;
+	}
+	return NULL;
+}
+
 /* Read root/rel, trailing newline stripped. Returns length or -errno. */
 int read_attr(const char *rel, char *buf, size_t len)
 {

@@ -119,26 +119,6 @@ static int status_not_loaded(const char *running)
 }
 
 /*
- * Next "key value" line of a buffer split with strtok_r (pass the buffer
- * first, then NULL): the key, its trimmed value in *val; NULL at the end.
- */
-static char *next_kv(char *buf, char **save, char **val)
-{
-	char *line, *sp;
-
-	while ((line = strtok_r(buf, "\n", save))) {
-		buf = NULL;
-		sp = line + strcspn(line, " \t");
-		if (!*sp)
-			continue;
-		*sp++ = '\0';
-		*val = trim(sp);
-		return line;
-	}
-	return NULL;
-}
-
-/*
  * sched_ext (7.x): a BPF scheduler that owns tasks takes them out of CFS,
  * so their wakeups never reach select_task_rq_fair and the policy.
  * WAKEPLACE_SCX_DIR: another directory than /sys/kernel/sched_ext (tests).

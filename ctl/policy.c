@@ -115,9 +115,8 @@ int cmd_policy_list(int argc, char **argv)
  */
 static int show_counters(const char *name)
 {
-	char rel[PATH_MAX], *buf, *line, *save = NULL;
-	char key[WP_NAME_MAX + 1];
-	unsigned long long v;
+	char rel[PATH_MAX], *buf, *key, *val, *save = NULL;
+	uint64_t v;
 	int r, n = 0;
 
 	snprintf(rel, sizeof(rel), "policies/%s/counters", name);
@@ -132,16 +131,16 @@ static int show_counters(const char *name)
 			    strerror(-r));
 	if (g.json)
 		j_obj("counters");
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%64s %llu", key, &v) != 2)
+	for (key = next_kv(buf, &save, &val); key;
+	     key = next_kv(NULL, &save, &val)) {
+		if (parse_u64(val, &v))
 			continue;
 		if (g.json) {
 			j_u64(key, v);
 		} else {
 			if (!n)
 				printf("counters:    since load (stats reset does not zero them)\n");
-			printf("  %-20s %12llu\n", key, v);
+			printf("  %-20s %12llu\n", key, (unsigned long long)v);
 		}
 		n++;
 	}

@@ -65,6 +65,7 @@ int write_attr(const char *rel, const char *val);
 bool module_loaded(void);
 int need_module(void);
 char *trim(char *s);
+char *next_kv(char *buf, char **save, char **val);
 
 /* ---- names, policies, tunables (model.c) ---- */
 struct wp_policies {
