@@ -4,7 +4,8 @@
 # bench-scripts/pickcost's host side with a fake vng: -a with -r runs the
 # counts in ABBA order in one guest, and each size ends with the summary
 # lines (means over the rounds, percent against the first count); -S on
-# fixed lines (exact values); the refusals of -r.  TAP.
+# fixed lines (exact values); -C's CSV, and with -r the passes paired by
+# rep in wpstats' table; the refusals of -r.  TAP.
 # shellcheck disable=SC2034 # rc: read by the eval'd checks
 set -u
 . "$(dirname "$(readlink -f "$0")")/../../bench-scripts/test-lib.sh"
@@ -33,6 +34,14 @@ check "-S: the first count is its own base (+0.0)" \
 	grep -qx "summary 16 idlemask 0 2 410 305 1.60 2.50 +0.0 +0.0" "$TMPD/sum"
 check "-S: a zero base is '-', not a division by zero" \
 	grep -qx "summary 16 mirror 64 1 1100 0 3.00 7.00 +10.0 -" "$TMPD/sum"
+"$P" -C <"$TMPD/lines" >"$TMPD/csv" 2>&1
+rc=$?
+check "-C: exit 0, ab's header, four metrics per pass" \
+	eval '[ $rc = 0 ] && [ "$(head -1 "$TMPD/csv")" = timestamp,rep,block,policy,workload,level,metric,value ] && [ "$(wc -l <"$TMPD/csv")" = 25 ]'
+# The second pass of idlemask with 0 (line 4) is in rep 1 with the first:
+# an ABBA sequence holds two passes of each count.
+check "-C: the J-th pass of a count is in rep (J + 1) / 2; level POLICY@CPUS, policy aCOUNT" \
+	eval 'grep -qx "4,1,4,a0,pickcost,idlemask@16,probe_p50_ns,310" "$TMPD/csv" && grep -qx "6,1,6,a64,pickcost,mirror@16,cost_mean_ns,1100" "$TMPD/csv" && grep -qx "2,1,2,a64,pickcost,idlemask@16,probe_remote,1.50" "$TMPD/csv"'
 printf '4 idlemask 10 1 1 1 0.00 0.00 0\n' | "$P" -S >"$TMPD/sum2" 2>&1
 check "-S: lines without the probe and assignments columns are not summed" \
 	eval '[ ! -s "$TMPD/sum2" ]'
@@ -96,6 +105,13 @@ check "fake run: 12 result lines and 3 summary lines in results.txt" \
 # out: 64 against 0 is its own +64 ns, not the drift's.
 check "fake run: ABBA puts the drift on every count alike (1: +0.2%, 64: +14.1%)" \
 	eval 'grep -qx "summary 16 idlemask 1 4 456 456 1.50 2.50 +0.2 +0.2" "$TMPD/o/results.txt" && grep -qx "summary 16 idlemask 64 4 519 519 1.50 2.50 +14.1 +14.1" "$TMPD/o/results.txt"'
+# Paired by rep: rep 1 (lines 0-5) a64/a0 = (484 + 494) / (400 + 450),
+# rep 2 (lines 6-11) (544 + 554) / (460 + 510); their geometric mean
+# 1.141; 2 pairs are too few for a '*'.
+check "fake run: results.csv and wpstats' table.txt, a64 paired to a0 by rep (gmean 1.141)" \
+	eval '[ "$(wc -l <"$TMPD/o/results.csv")" = 49 ] && grep -Eq "^pickcost +idlemask@16 +probe_p50_ns .* a64 .* 1\.141 +\[[0-9.]+, [0-9.]+\]$" "$TMPD/o/table.txt" && grep -Eq "^pickcost +idlemask@16 +probe_p50_ns .* A/A " "$TMPD/o/table.txt"'
+check "fake run: the table is printed too" \
+	grep -q "gmean = geometric mean" "$TMPD/out"
 check "fake run: the header line names the columns, assignments last" \
 	eval 'grep -q "^cpus policy .* idle_hit_pct assignments$" "$TMPD/o/results.txt"'
 t_done
