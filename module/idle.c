@@ -828,7 +828,12 @@ static notrace bool wp_spread_ok(struct wp_wakeup *w, int cpu)
 	return !wp_rq_pending(rq) && wp_rq_nr_not_delayed(rq) <= 1;
 }
 
-/* prev, the waker's CPU, then up to @spread CPUs of the LLC from target. */
+/*
+ * prev, the waker's CPU, then up to @spread CPUs of the LLC from target.
+ * The budget is of CPUs whose state is read: one the wakee may not use,
+ * or going down, is passed over without spending it (else a wakee allowed
+ * on part of the LLC could spend it all on CPUs it cannot have).
+ */
 static notrace int wp_spread_pick(struct wp_wakeup *w, struct wp_llc *llc,
 				  int spread)
 {
@@ -841,7 +846,8 @@ static notrace int wp_spread_pick(struct wp_wakeup *w, struct wp_llc *llc,
 	    wp_cpus_share_cache(w->this_cpu, t) && wp_spread_ok(w, w->this_cpu))
 		return w->this_cpu;
 	for_each_cpu_wrap(cpu, to_cpumask(llc->span), t) {
-		if (cpu == t || cpu == w->prev || cpu == w->this_cpu)
+		if (cpu == t || cpu == w->prev || cpu == w->this_cpu ||
+		    !cpumask_test_cpu(cpu, w->p->cpus_ptr) || !cpu_active(cpu))
 			continue;
 		if (spread-- <= 0)
 			break;

@@ -51,9 +51,9 @@ static ssize_t idlemask_counters(char *buf)
  * idea: Aubrey Li's idle cpumask, sched_ext's claim
  * tunable max_tries: idle-mask candidates claimed and re-checked at most
  * tunable spread: when nothing is idle and the target already has a wakee
- *	on its way, CPUs of the LLC examined (after prev and the waker's CPU)
- *	for one with none on its way and at most one task; 0: the target
- *	(the kernel's fallback)
+ *	on its way, CPUs of the LLC examined (after prev and the waker's CPU;
+ *	CPUs the wakee may not use are not counted) for one with none on its
+ *	way and at most one task; 0: the target (the kernel's fallback)
  */
 struct wakeplace_policy wp_policy_idlemask = {
 	.name = "idlemask",

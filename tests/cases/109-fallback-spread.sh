@@ -15,7 +15,11 @@
 #  1. spread 4: collisions go to other CPUs of the LLC, each CPU gets one
 #     wakee per round, and policies/<policy>/counters counts them;
 #  2. spread 0 (the default): collisions stay on the target (the kernel's
-#     fallback), so W gets them all, and nothing is counted as spread.
+#     fallback), so W gets them all, and nothing is counted as spread;
+#  3. with three CPUs or more in the LLC, spread 1 and the wakees not
+#     allowed on X, the LLC's next CPU after W: the walk passes X over
+#     without spending its budget of one, so a collision per round still
+#     goes to the CPU after X, and no pick is X.
 . "$WP_TESTS/lib.sh"
 
 burst=$WP_ROOT/tests/tools/wakeburst
@@ -41,11 +45,12 @@ log "waker and prev $W, LLC $WL, $K wakees, $R rounds, spinners on all but $W"
 
 hits() { wp_read "policies/$1/counters" | awk -v k="$2" '$1 == k { print $2 }'; }
 
-# run POLICY SPREAD: one wakeburst under POLICY with spread SPREAD; sets
-# picks fb coll moved dup mdup rounds (see the header and the awk) and the
+# run POLICY SPREAD [X]: one wakeburst under POLICY with spread SPREAD
+# (X: the wakees not allowed there); sets picks fb coll moved dup mdup
+# rounds onx (see the header and the awk; onx: picks of X) and the
 # counters' deltas d_inbound d_spread.
 run() {
-	local pol=$1 out tids i0 s0
+	local pol=$1 out tids i0 s0 x=()
 	wp_write policy "$pol" || fail "switch to $pol refused"
 	wp_write "policies/$pol/spread" "$2" || fail "$pol: spread $2 refused"
 	i0=$(hits "$pol" inbound) s0=$(hits "$pol" spread)
@@ -54,19 +59,22 @@ run() {
 	fi
 	echo > "$inst/trace"
 	echo 1 > "$inst/tracing_on"
-	out=$("$burst" -w "$W" -p "$W" -k "$K" -n "$R" "${spin[@]}" \
+	[ -z "${3:-}" ] || x=(-x "$3")
+	out=$("$burst" -w "$W" -p "$W" -k "$K" -n "$R" "${spin[@]}" "${x[@]}" \
 		-m "$inst/trace_marker") || fail "wakeburst failed"
 	echo 0 > "$inst/tracing_on"
 	d_inbound=$(($(hits "$pol" inbound) - i0))
 	d_spread=$(($(hits "$pol" spread) - s0))
 	tids=$(awk '$1 == "wakee" { print $2 }' <<<"$out" | xargs)
 	[ -n "$tids" ] || fail "wakeburst did not print its wakees"
-	read -r picks fb coll moved dup mdup rounds < <(burst_picks "$pol" "$tids" | awk '
+	read -r picks fb coll moved dup mdup rounds onx < <(burst_picks "$pol" "$tids" | awk -v x="${3:--1}" '
 		$1 == "round" { rounds++; delete got; next }
 		{
 			picks++
 			t = $2
 			c = $3
+			if (c == x)
+				onx++
 			if ($4 == "fallback")
 				fb++
 			if (t in got) {
@@ -81,8 +89,8 @@ run() {
 			}
 			got[c] = 1
 		}
-		END { print picks + 0, fb + 0, coll + 0, moved + 0, dup + 0, mdup + 0, rounds + 0 }')
-	log "$pol spread $2: $picks picks in $rounds rounds, $fb fallbacks, $coll collisions, $moved moved, $dup CPUs picked again ($mdup of them away from the target); counters: inbound +$d_inbound, spread +$d_spread"
+		END { print picks + 0, fb + 0, coll + 0, moved + 0, dup + 0, mdup + 0, rounds + 0, onx + 0 }')
+	log "$pol spread $2${3:+ (not allowed on $3)}: $picks picks in $rounds rounds, $fb fallbacks, $coll collisions, $moved moved, $dup CPUs picked again ($mdup of them away from the target); counters: inbound +$d_inbound, spread +$d_spread"
 	assert_eq "$rounds" "$R" "$pol spread $2: rounds marked in the trace"
 	assert_ge "$picks" $((K * R * 3 / 4)) "$pol spread $2: traced picks of the wakees"
 	assert_ge $((fb * 100 / picks)) 90 "$pol spread $2: % of the wakees' picks that fell back"
@@ -105,6 +113,16 @@ for pol in idlemask idlecore; do
 	assert_ge "$dup" $((R * (K - 1) * 3 / 4)) "$pol spread 0: second wakees of a CPU in a round"
 	assert_eq "$d_spread" 0 "$pol spread 0: counters spread"
 	assert_ge "$d_inbound" $((coll * 3 / 4)) "$pol spread 0: counters inbound (the collisions, a few of whose targets may have switched first)"
+
+	# The budget is of CPUs the wakee may use: X, next after W in the
+	# walk, is passed over and the CPU after it taken (one a round; the
+	# round's later collisions find it marked and stay on W).
+	[ "$(wc -w <<<"$WL")" -ge 3 ] || continue
+	X=$(awk '{ print $2 }' <<<"$WL")
+	run "$pol" 1 "$X"
+	assert_eq "$onx" 0 "$pol spread 1, X=$X not allowed: picks of X"
+	assert_ge "$moved" $((R / 2)) "$pol spread 1, X=$X not allowed: collisions sent past X"
+	assert_ge "$d_spread" "$moved" "$pol spread 1, X=$X not allowed: counters spread"
 done
 assert_eq "$(wp_read state)" ok "state after the runs"
 

@@ -13,10 +13,11 @@
  * wakeups that end the wakees follow the marker "wakeburst end".  Prints
  * "wakee TID" per wakee, "rounds N" and "distinct N", the rounds in which
  * all K ran on K different CPUs.  -s CPU (repeatable) keeps CPU busy with
- * a spinner thread pinned there for the whole run.
+ * a spinner thread pinned there for the whole run.  -x CPU leaves CPU out
+ * of the wakees' allowed set while they sleep.
  *
  * usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US]
- *                  [-m MARKER] [-s CPU]...
+ *                  [-m MARKER] [-s CPU]... [-x CPU]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,9 +37,10 @@
 
 #define MAX_WAKEES 64
 #define MAX_SPIN 256
-#define USAGE "usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US] [-m MARKER] [-s CPU]...\n"
+#define USAGE "usage: wakeburst -w WAKER -p PREV -k WAKEES [-n ROUNDS] [-i SETTLE_US] [-m MARKER] [-s CPU]... [-x CPU]\n"
 
 static int waker_cpu = -1, prev_cpu = -1, nr_wakees, rounds = 20;
+static int exclude_cpu = -1;	/* -x: not in a sleeping wakee's set */
 static long settle_us = 20000;
 static atomic_int go_word, ready, acked, done, stop;
 static pid_t tids[MAX_WAKEES];
@@ -71,7 +73,8 @@ static void pin(int cpu)
 	CPU_ZERO(&set);
 	if (cpu < 0) {
 		for (int i = 0; i < CPU_SETSIZE; i++)
-			CPU_SET(i, &set);
+			if (i != exclude_cpu)
+				CPU_SET(i, &set);
 	} else {
 		CPU_SET(cpu, &set);
 	}
@@ -126,7 +129,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	watchdog_arm("wakeburst");
-	while ((opt = getopt(argc, argv, "w:p:k:n:i:m:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:p:k:n:i:m:s:x:")) != -1) {
 		switch (opt) {
 		case 'w':
 			waker_cpu = atoi(optarg);
@@ -156,6 +159,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			spin_cpus[nr_spin++] = atoi(optarg);
+			break;
+		case 'x':
+			exclude_cpu = atoi(optarg);
 			break;
 		default:
 			fprintf(stderr, USAGE);
