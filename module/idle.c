@@ -811,16 +811,21 @@ notrace int wp_mask_sibling(struct wp_wakeup *w, struct wp_llc *llc, int cpu)
 	return -1;
 }
 
+/* A CPU a fallback may consider at all: the wakee's, and not going down. */
+static __always_inline bool wp_spread_usable(struct wp_wakeup *w, int cpu)
+{
+	return cpumask_test_cpu(cpu, w->p->cpus_ptr) && cpu_active(cpu);
+}
+
 /*
- * A CPU a fallback may go to instead of its target: allowed, active, no
- * wakee on its way, and at most one task runnable there (ours adds one).
+ * A usable CPU a fallback may go to instead of its target: no wakee on its
+ * way, and at most one task runnable there (ours adds one).
  */
-static notrace bool wp_spread_ok(struct wp_wakeup *w, int cpu)
+static notrace bool wp_spread_free(struct wp_wakeup *w, int cpu)
 {
 	void *rq;
 
-	if (READ_ONCE(per_cpu(wp_inbound, cpu)) ||
-	    !cpumask_test_cpu(cpu, w->p->cpus_ptr) || !cpu_active(cpu))
+	if (READ_ONCE(per_cpu(wp_inbound, cpu)))
 		return false;
 	w->scanned++;
 	wp_touch(w, cpu);
@@ -840,18 +845,19 @@ static notrace int wp_spread_pick(struct wp_wakeup *w, struct wp_llc *llc,
 	int t = w->target, cpu;
 
 	if (w->prev != t && wp_cpus_share_cache(w->prev, t) &&
-	    wp_spread_ok(w, w->prev))
+	    wp_spread_usable(w, w->prev) && wp_spread_free(w, w->prev))
 		return w->prev;
 	if (w->this_cpu != t && w->this_cpu != w->prev &&
-	    wp_cpus_share_cache(w->this_cpu, t) && wp_spread_ok(w, w->this_cpu))
+	    wp_cpus_share_cache(w->this_cpu, t) &&
+	    wp_spread_usable(w, w->this_cpu) && wp_spread_free(w, w->this_cpu))
 		return w->this_cpu;
 	for_each_cpu_wrap(cpu, to_cpumask(llc->span), t) {
 		if (cpu == t || cpu == w->prev || cpu == w->this_cpu ||
-		    !cpumask_test_cpu(cpu, w->p->cpus_ptr) || !cpu_active(cpu))
+		    !wp_spread_usable(w, cpu))
 			continue;
 		if (spread-- <= 0)
 			break;
-		if (wp_spread_ok(w, cpu))
+		if (wp_spread_free(w, cpu))
 			return cpu;
 	}
 	return -1;
