@@ -11,10 +11,12 @@
  * hierarchy cgroup's ancestors[] (the kernel keeps them in the cgroup, no
  * pointer chase per level), skipping levels with no assignment, and
  * bisects the table at each level left: no string, no lock, at most
- * depth x log2(64) compares.  Addresses are compared, never followed: each
- * assignment holds a reference on its cgroup, dropped only after a grace
- * period once no published table names it, so an address cannot be
- * reused while a reader may still compare with it.
+ * depth x log2(64) compares; the table keeps the answers per task, which
+ * the probes below make stale when tasks move or are freed.  Addresses
+ * are compared, never followed: each assignment holds a reference on its
+ * cgroup, dropped only after a grace period once no published table names
+ * it, so an address cannot be reused while a reader may still compare
+ * with it.
  *
  * A cgroup can be removed while assigned (it has no tasks then): the
  * kernel tells no module, so a poll every second while there are
@@ -39,6 +41,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include "registry.h"
 #include "switch.h"
@@ -87,10 +90,108 @@ static u32 wp_cg_serial;		/* the last serial given */
 static void wp_cg_poll(struct work_struct *work);
 static DECLARE_DELAYED_WORK(wp_cg_poll_work, wp_cg_poll);
 
-/* A table for wp_cg[] as it will be; NULL on no memory. */
+/*
+ * The lookup's cache (registry.c) keeps answers per task and css_set,
+ * which only holds while it is told of tasks moved between cgroups and of
+ * tasks freed: probes on the cgroup_attach_task and sched_process_free
+ * tracepoints, registered while there is a table and unregistered when
+ * there is none.  A work does both, outside wp_mutex: registering waits
+ * for the CPU hotplug lock (static keys), which a writer of the cgroups
+ * file must not wait for.  Until it has run, the lookups are uncached
+ * (the generation is odd).
+ */
+static struct tracepoint *wp_tp_attach, *wp_tp_free;
+static bool wp_cgc_want;	/* a table is published (wp_mutex) */
+static bool wp_cgc_on;		/* the probes are registered (wp_cgc_mutex) */
+static DEFINE_MUTEX(wp_cgc_mutex);
+static void wp_cgc_work_fn(struct work_struct *work);
+static DECLARE_WORK(wp_cgc_work, wp_cgc_work_fn);
+
+/*
+ * Tasks were moved to @dst_cgrp (@task, or its whole thread group): the
+ * kernel has switched their css_sets, and the ones they left may be
+ * freed.  No answer kept so far holds.
+ */
+static notrace void wp_cgc_probe_attach(void *data, struct cgroup *dst_cgrp,
+					const char *path,
+					struct task_struct *task,
+					bool threadgroup)
+{
+	wp_test_count(WP_C_PROBE_HITS);
+	smp_mb__before_atomic();	/* the moves before the new generation */
+	atomic_long_add(2, &wp_cg_gen);
+}
+
+/* @p is freed next: a task may come back at its address. */
+static notrace void wp_cgc_probe_free(void *data, struct task_struct *p)
+{
+	struct wp_cg_table *t;
+
+	wp_test_count(WP_C_PROBE_HITS);
+	rcu_read_lock_sched_notrace();
+	t = rcu_dereference_sched(wp_cg_tab);
+	if (t)
+		wp_cg_slot_drop(t, p);
+	rcu_read_unlock_sched_notrace();
+}
+
+static void wp_cgc_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "cgroup_attach_task"))
+		wp_tp_attach = tp;
+	else if (!strcmp(tp->name, "sched_process_free"))
+		wp_tp_free = tp;
+}
+
+static void wp_cgc_work_fn(struct work_struct *work)
+{
+	int ret = -ENOENT;
+
+	mutex_lock(&wp_cgc_mutex);
+	if (READ_ONCE(wp_cgc_want) == wp_cgc_on)
+		goto out;
+	if (wp_cgc_on) {
+		/* Even to odd: off before the moves go untold. */
+		atomic_long_inc(&wp_cg_gen);
+		tracepoint_probe_unregister(wp_tp_attach, wp_cgc_probe_attach,
+					    NULL);
+		tracepoint_probe_unregister(wp_tp_free, wp_cgc_probe_free,
+					    NULL);
+		tracepoint_synchronize_unregister();
+		wp_cgc_on = false;
+		goto out;
+	}
+	if (!wp_tp_attach || !wp_tp_free)
+		for_each_kernel_tracepoint(wp_cgc_find_tp, NULL);
+	if (wp_tp_attach && wp_tp_free)
+		ret = tracepoint_probe_register(wp_tp_free, wp_cgc_probe_free,
+						NULL);
+	if (!ret) {
+		ret = tracepoint_probe_register(wp_tp_attach,
+						wp_cgc_probe_attach, NULL);
+		if (ret) {
+			tracepoint_probe_unregister(wp_tp_free,
+						    wp_cgc_probe_free, NULL);
+			tracepoint_synchronize_unregister();
+		}
+	}
+	if (ret) {
+		pr_warn_once("wakeplace: no probes on cgroup_attach_task and sched_process_free (%d): cgroup lookups are not cached\n",
+			     ret);
+		goto out;
+	}
+	wp_cgc_on = true;
+	/* Odd to even: on, with every answer kept before stale. */
+	atomic_long_inc(&wp_cg_gen);
+out:
+	mutex_unlock(&wp_cgc_mutex);
+}
+
+/* A table for wp_cg[] as it will be (its cache empty); NULL on no memory. */
 static struct wp_cg_table *wp_cg_table_alloc(gfp_t gfp)
 {
-	return kmalloc(sizeof(struct wp_cg_table), gfp);
+	BUILD_BUG_ON(sizeof(struct wp_cg_table) > PAGE_SIZE);
+	return kzalloc(sizeof(struct wp_cg_table), gfp);
 }
 
 /*
@@ -133,6 +234,11 @@ static void wp_cg_publish(struct wp_cg_table *t)
 	rcu_assign_pointer(wp_cg_tab, t);
 	if (old)
 		kfree_rcu(old, rcu);
+	/* The cache's probes while there is a table (wp_cg_exit() waits). */
+	if (!old != !t) {
+		WRITE_ONCE(wp_cgc_want, !!t);
+		schedule_work(&wp_cgc_work);
+	}
 }
 
 static void wp_cg_put_rcu(struct rcu_head *rcu)
@@ -788,4 +894,6 @@ void wp_cg_exit(void)
 	wp_cg_clear_locked();
 	wp_sh_scope_publish(NULL);
 	mutex_unlock(&wp_mutex);
+	/* The table is gone: the work unregisters the cache's probes. */
+	flush_work(&wp_cgc_work);
 }

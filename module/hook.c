@@ -506,13 +506,22 @@ static notrace void wp_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 * about to be timed (below) counts the lookup in its cost: its clock
 	 * starts here, so a pick with a table is timed with the same two
 	 * clock reads as one without.  The assignment's counting waits until
-	 * the clock stopped, as the pick's own does (wp_account()).
+	 * the clock stopped, as the pick's own does (wp_account()); only a
+	 * lookup that missed the table's cache is counted at once.
 	 */
 	cgt = rcu_dereference_sched(wp_cg_tab);
 	if (cgt) {
+		enum wp_cg_how how;
+
 		if (pc->sample + 1 >= READ_ONCE(wp_sample_period))
 			t0 = local_clock();
-		ci = wp_cg_lookup(cgt, p);
+		ci = wp_cg_lookup(cgt, p, &how);
+		if (how == WP_CG_MISS)
+			wp_count(WP_C_CG_MISSES);
+#ifdef WAKEPLACE_TEST
+		if (how == WP_CG_WRONG)
+			wp_count(WP_C_CG_WRONG);
+#endif
 		if (ci >= 0) {
 			pol = cgt->pol[ci];
 			ccnt = cgt->cnt[ci];

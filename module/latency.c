@@ -217,7 +217,7 @@ static notrace struct wp_lat_slot *wp_lat_insert(struct wakeplace_policy *pol,
 	 */
 	cgt = rcu_dereference_sched(wp_cg_tab);
 	if (cgt) {
-		cgi = wp_cg_lookup(cgt, p);
+		cgi = wp_cg_lookup(cgt, p, NULL);
 		if (cgi >= 0) {
 			pol = cgt->pol[cgi];
 			cgser = cgt->serial[cgi];

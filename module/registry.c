@@ -49,6 +49,7 @@
  *   calls both; latency.c only counts into stats.c's counters.
  */
 #include <linux/cgroup.h>
+#include <linux/hash.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 #include "registry.h"
@@ -74,6 +75,7 @@ const void *wp_fair_class __read_mostly;
 unsigned long wp_observers;
 
 struct wp_cg_table __rcu *wp_cg_tab;
+atomic_long_t wp_cg_gen = ATOMIC_LONG_INIT(1);
 
 /* One bit per policy in wp_observers. */
 static_assert(ARRAY_SIZE(wp_policies) <= BITS_PER_LONG);
@@ -183,23 +185,23 @@ static notrace int wp_cg_find(const struct wp_cg_table *t,
 }
 
 /**
- * wp_cg_lookup() - the assignment of @p's nearest assigned cgroup.
+ * wp_cg_walk() - the assignment of @cset's nearest assigned cgroup,
+ * uncached.
  * @t: the published table (not NULL).
- * @p: a task being woken (its pi_lock held, IRQs off).
+ * @cset: a css_set, inside an RCU-sched read side.
  *
- * Called on the wakeup path (the hook, the sched_waking probe) inside an
- * RCU-sched read side, so the task's css_set and @t stay while it runs.
- * Walks the default-hierarchy cgroup's ancestors[] (kept in the cgroup:
- * no pointer chase per level) from the deepest, skipping levels with no
- * assignment; compares addresses, never follows them (cgroup.c holds a
- * reference on each until no table can name it).
+ * Walks the default-hierarchy cgroup's ancestors[] (kept in the cgroup: no
+ * pointer chase per level) from the deepest, skipping levels with no
+ * assignment, and bisects @t at each; it compares addresses, never
+ * follows them (cgroup.c holds a reference on each until no table can
+ * name it).
  *
- * Return: the assignment's index in @t, or -1 when no cgroup of @p's is
- * assigned (the machine-wide policy places it).
+ * Return: the assignment's index in @t, or -1.
  */
-notrace int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p)
+static notrace int wp_cg_walk(const struct wp_cg_table *t,
+			      const struct css_set *cset)
 {
-	struct cgroup *cg = rcu_dereference_sched(p->cgroups)->dfl_cgrp;
+	const struct cgroup *cg = cset->dfl_cgrp;
 	int level, i;
 
 	for (level = min(cg->level, t->max_level); level >= 0; level--) {
@@ -210,6 +212,146 @@ notrace int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p)
 			return i;
 	}
 	return -1;
+}
+
+/* Was @s filled for @p in @cset in generation @gen?  Its answer, or -2. */
+static notrace int wp_cg_slot_read(const struct wp_cg_slot *s,
+				   const struct task_struct *p,
+				   const struct css_set *cset, unsigned long gen)
+{
+	u32 seq = READ_ONCE(s->seq);
+	int idx;
+
+	if (seq & 1)
+		return -2;
+	smp_rmb();	/* the fields after the sequence that covers them */
+	if (READ_ONCE(s->task) != p || READ_ONCE(s->cset) != cset ||
+	    READ_ONCE(s->gen) != gen)
+		return -2;
+	idx = READ_ONCE(s->idx);
+	smp_rmb();	/* the fields before the sequence read again */
+	return READ_ONCE(s->seq) == seq ? idx : -2;
+}
+
+/*
+ * Write @s if no other CPU is writing it (then it is left to that one):
+ * @p, @cset, @gen and @idx, or with @p NULL an empty slot.
+ */
+static notrace void wp_cg_slot_write(struct wp_cg_slot *s,
+				     const struct task_struct *p,
+				     const struct css_set *cset,
+				     unsigned long gen, int idx)
+{
+	u32 seq = READ_ONCE(s->seq);
+
+	if ((seq & 1) || cmpxchg(&s->seq, seq, seq + 1) != seq)
+		return;
+	smp_wmb();	/* the sequence odd before any field changes */
+	WRITE_ONCE(s->task, p);
+	WRITE_ONCE(s->cset, cset);
+	WRITE_ONCE(s->gen, gen);
+	WRITE_ONCE(s->idx, idx);
+	/* The fields before the sequence that says they are whole. */
+	smp_store_release(&s->seq, seq + 2);
+}
+
+static notrace struct wp_cg_slot *wp_cg_set(struct wp_cg_table *t,
+					    const struct task_struct *p)
+{
+	return t->slot[hash_ptr(p, ilog2(WP_CG_SETS))];
+}
+
+/**
+ * wp_cg_lookup() - the assignment of @p's nearest assigned cgroup.
+ * @t: the published table (not NULL).
+ * @p: a task being woken (its pi_lock held, IRQs off).
+ * @how: if not NULL, set to how the answer was found.
+ *
+ * Called on the wakeup path (the hook, the sched_waking probe) inside an
+ * RCU-sched read side, so the task's css_set and @t stay while it runs.
+ *
+ * The answer depends only on @p's css_set (its default-hierarchy cgroup
+ * never changes, nor do that cgroup's ancestors) and @t, so @t keeps it
+ * per task in a two-way cache of WP_CG_SETS sets, beside the policies
+ * and counters a hit then reads: a hit compares @p and its css_set
+ * pointer (in the task, next to what try_to_wake_up() just locked) and
+ * reads one line of @t, where a miss also reads the css_set and the
+ * cgroup, which nothing else on the wakeup path touches.  A css_set
+ * address can come back as another css_set once freed; an answer stays
+ * right until then, and cgroup.c's probes end it sooner: any move of
+ * tasks between cgroups advances wp_cg_gen (read first, so an answer
+ * filled across a move is stale after it), and a task freed leaves its
+ * slots.  The one window left: the kernel also re-homes tasks between
+ * css_sets of one cgroup (controllers enabled or disabled) with no
+ * tracepoint, so a task can leave a css_set untold, and if it is later
+ * moved into a new one at that css_set's address, a wakeup during that
+ * move (after its css_set switched, before the move's tracepoint) is
+ * placed by its old cgroup's assignment, as one that read the css_set
+ * just before the switch would be.
+ *
+ * A miss walks (wp_cg_walk()) and keeps the answer, in a way of the set
+ * that is free or stale, else in one picked by @p's address.
+ *
+ * Return: the assignment's index in @t, or -1 when no cgroup of @p's is
+ * assigned (the machine-wide policy places it).
+ */
+notrace int wp_cg_lookup(struct wp_cg_table *t, struct task_struct *p,
+			 enum wp_cg_how *how)
+{
+	unsigned long gen = atomic_long_read_acquire(&wp_cg_gen);
+	struct css_set *cset = rcu_dereference_sched(p->cgroups);
+	struct wp_cg_slot *set = wp_cg_set(t, p);
+	int i;
+
+	if (!(gen & 1)) {
+		i = wp_cg_slot_read(&set[0], p, cset, gen);
+		if (i == -2)
+			i = wp_cg_slot_read(&set[1], p, cset, gen);
+		if (i != -2) {
+			if (how)
+				*how = WP_CG_HIT;
+#ifdef WAKEPLACE_TEST
+			/* Test builds audit every kept answer. */
+			if (how && i != wp_cg_walk(t, cset))
+				*how = WP_CG_WRONG;
+#endif
+			return i;
+		}
+	}
+	if (how)
+		*how = WP_CG_MISS;
+	i = wp_cg_walk(t, cset);
+	if (!(gen & 1)) {
+		struct wp_cg_slot *s = &set[((unsigned long)p / L1_CACHE_BYTES) & 1];
+
+		if (READ_ONCE(set[0].gen) != gen)
+			s = &set[0];
+		else if (READ_ONCE(set[1].gen) != gen)
+			s = &set[1];
+		wp_cg_slot_write(s, p, cset, gen, i);
+	}
+	return i;
+}
+
+/**
+ * wp_cg_slot_drop() - forget @p: it is being freed, and its address may
+ * come back as another task.
+ * @t: the published table (not NULL).
+ * @p: the task.
+ *
+ * Called by cgroup.c's probe on sched_process_free, inside an RCU-sched
+ * read side.  A slot of @p's that another CPU is writing is being given
+ * to another task (nothing wakes @p any more).
+ */
+notrace void wp_cg_slot_drop(struct wp_cg_table *t,
+			     const struct task_struct *p)
+{
+	struct wp_cg_slot *set = wp_cg_set(t, p);
+	int w;
+
+	for (w = 0; w < 2; w++)
+		if (READ_ONCE(set[w].task) == p)
+			wp_cg_slot_write(&set[w], NULL, NULL, 0, -1);
 }
 
 /**

@@ -60,12 +60,30 @@ struct wp_cg_counters {
 };
 
 /*
+ * A remembered answer of the lookup: @task, while its css_set is @cset,
+ * resolves to assignment @idx (-1: none), as of cache generation @gen.
+ * @seq is odd while a writer fills or empties the slot.
+ */
+struct wp_cg_slot {
+	u32 seq;
+	s32 idx;
+	const struct task_struct *task;
+	const struct css_set *cset;
+	unsigned long gen;
+};
+
+/* The lookup cache's sets (two slots each) in a table. */
+#define WP_CG_SETS	32
+
+/*
  * The cgroup assignments as the wakeup path reads them (cgroup.c writes
  * them under wp_mutex): the assigned cgroups' addresses, sorted, with
  * their policies, counters and serial numbers (a tracked wakeup names its
  * assignment by index and serial: an index reused by a later table for
- * another assignment does not match).  Published under RCU, freed after a
- * grace period; NULL when there is none.
+ * another assignment does not match), and the lookup's cache of answers
+ * per task, which starts empty with the table.  One allocation of under
+ * a page.  Published under RCU, freed after a grace period; NULL when
+ * there is none.
  */
 struct wp_cg_table {
 	struct rcu_head rcu;
@@ -76,9 +94,20 @@ struct wp_cg_table {
 	struct wakeplace_policy *pol[WP_CG_MAX];
 	struct wp_cg_counters __percpu *cnt[WP_CG_MAX];
 	u32 serial[WP_CG_MAX];
+	struct wp_cg_slot slot[WP_CG_SETS][2] ____cacheline_aligned;
 };
 
 extern struct wp_cg_table __rcu *wp_cg_tab;
+
+/*
+ * The lookup cache's generation.  Odd: the cache is off (nothing tells it
+ * of tasks moved or freed, so no answer may be kept); even: on, and every
+ * move of tasks between cgroups adds 2, which makes every answer kept
+ * before it stale (cgroup.c's probes).
+ */
+extern atomic_long_t wp_cg_gen;
+
+void wp_cg_slot_drop(struct wp_cg_table *t, const struct task_struct *p);
 
 /* Levels at or past BITS_PER_LONG - 1 share the last bit of ->levels. */
 static inline unsigned long wp_cg_level_bit(int level)
@@ -86,7 +115,15 @@ static inline unsigned long wp_cg_level_bit(int level)
 	return BIT(min_t(int, level, BITS_PER_LONG - 1));
 }
 
-int wp_cg_lookup(const struct wp_cg_table *t, struct task_struct *p);
+/* How wp_cg_lookup() answered. */
+enum wp_cg_how {
+	WP_CG_HIT,	/* kept in the table */
+	WP_CG_MISS,	/* walked, then kept */
+	WP_CG_WRONG,	/* test builds: kept, and not what the walk says */
+};
+
+int wp_cg_lookup(struct wp_cg_table *t, struct task_struct *p,
+		 enum wp_cg_how *how);
 int wp_cg_find_serial(const struct wp_cg_table *t, unsigned int i, u32 serial);
 
 /*

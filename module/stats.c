@@ -79,11 +79,13 @@ const char * const wp_counter_names[WP_C_NR] = {
 	[WP_C_CG_WAKEUPS]	= "cgroup_wakeups",
 	[WP_C_CG_CHANGES]	= "cgroup_changes",
 	[WP_C_CG_REMOVED]	= "cgroup_removed",
+	[WP_C_CG_MISSES]	= "cgroup_lookup_misses",
 #ifdef WAKEPLACE_TEST
 	[WP_C_AUDITED]		= "audited",
 	[WP_C_FALSE_BUSY]	= "false_busy",
 	[WP_C_PROBE_HITS]	= "probe_hits",
 	[WP_C_HOOK_HITS]	= "hook_hits",
+	[WP_C_CG_WRONG]		= "cgroup_cache_wrong",
 #endif
 };
 
