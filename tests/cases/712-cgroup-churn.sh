@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# desc: cgroup assignment churn: assignments changed, nested ones set and unset, a task pair moved between cgroups, assigned cgroups created and removed, the machine-wide policy switched, the shadow's cgroup scope moved (once onto a cgroup then removed), a CPU taken offline and back, all under load with latency tracking on; every traced pick of a covered task is by an assigned policy of its cgroup, never the machine-wide one, and an uncovered task's only by the machine-wide one; changes counted exactly, no correction, no revert
+# desc: cgroup assignment churn: assignments changed, nested ones set and unset, a task pair moved between cgroups, assigned cgroups created and removed, the machine-wide policy switched, the shadow's cgroup scope moved (once onto a cgroup then removed), a CPU taken offline and back, all under load with latency tracking on; every traced pick of a covered task is by an assigned policy of its cgroup, never the machine-wide one, and an uncovered task's only by the machine-wide one; changes counted exactly, no correction, no revert, no lookup answered wrongly by the cache (audited in the test build)
 # requires: module topo=llc2
 #
 # Long version: tests/stress/cases/907-cgroup-churn.sh (key "cgchurn").
@@ -161,6 +161,10 @@ sysw "$WP_S/shadow" off || st_bad "shadow off refused"
 [ "$(counter corrected)" = "$cor0" ] ||
 	st_bad "corrected picks: $(( $(counter corrected) - cor0 ))"
 [ "$(counter reverted)" = 0 ] || st_bad "automatic reverts: $(counter reverted)"
+# Every kept answer of the cgroup lookup was the walk's (audited).
+[ "$(counter cgroup_cache_wrong)" = 0 ] ||
+	st_bad "cgroup lookups answered wrongly by the cache: $(counter cgroup_cache_wrong)"
+log "cgroup lookups that missed the cache: $(counter cgroup_lookup_misses) of $(counter wakeups) wakeups"
 n=$(kmsg_count 'wakeplace: .*revert')
 [ "$n" = 0 ] || st_bad "$n revert lines in the kernel log"
 
