@@ -373,6 +373,16 @@ group_picks() {
 		}' "$1" "$2" 2> >(sed 's/^/# picks per group: /' >&2)
 }
 
+# group_picks_read MAP TRACE: group_picks MAP TRACE into GP_N (the picks
+# of MAP's threads) and GP_RES (the problems, empty when all hold).
+# shellcheck disable=SC2034 # GP_N and GP_RES are read by the tests
+group_picks_read() {
+	{
+		read -r GP_N
+		read -r GP_RES
+	} < <(group_picks "$1" "$2")
+}
+
 # ---------------------------------------------------------------- topology ---
 # Read once per process into arrays (forks are slow under TCG), then served
 # from them.  CPUs are the online ones at the first call.

@@ -31,7 +31,7 @@ wait_until 60 eval '[ "$(cat $top/lat/cgroup.procs $top/lat/sub/cgroup.procs $to
 # POLICY ("none": no pick traced, the kernel placed it), and each GROUP
 # with a policy has picks.
 check_picks() {
-	local spec=$1 inst=$WP_TRACE_INST map=$WP_OUT/threads.map res _
+	local spec=$1 inst=$WP_TRACE_INST map=$WP_OUT/threads.map
 	echo > "$inst/trace"
 	echo 1 > "$inst/tracing_on"
 	sleep 0.5
@@ -43,11 +43,8 @@ check_picks() {
 	done
 	sleep 0.5
 	echo 0 > "$inst/tracing_on"
-	{
-		read -r _
-		read -r res
-	} < <(group_picks "$map" "$inst/trace")
-	[ -z "$res" ] || fail "$spec: $res"
+	group_picks_read "$map" "$inst/trace"
+	[ -z "$GP_RES" ] || fail "$spec: $GP_RES"
 	pass "picks by group: $spec"
 }
 

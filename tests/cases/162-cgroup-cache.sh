@@ -74,7 +74,7 @@ pass "a move made the kept answers stale, the cache filled again"
 # at least once) over a second of tracing, started after two of its
 # wakeups (none from before the move still in flight).
 pair_picks() {
-	local inst=$WP_TRACE_INST map=$WP_OUT/threads.map n res w0
+	local inst=$WP_TRACE_INST map=$WP_OUT/threads.map w0
 	w0=$(counter wakeups)
 	wait_until 30 eval '[ "$(counter wakeups)" -ge $((w0 + 2)) ]' ||
 		fail "no wakeup in 30 s"
@@ -83,12 +83,9 @@ pair_picks() {
 	echo 1 > "$inst/tracing_on"
 	sleep 1
 	echo 0 > "$inst/tracing_on"
-	{
-		read -r n
-		read -r res
-	} < <(group_picks "$map" "$inst/trace")
-	[ -z "$res" ] || fail "round $r, $1: $res"
-	PICKS=$((PICKS + n))
+	group_picks_read "$map" "$inst/trace"
+	[ -z "$GP_RES" ] || fail "round $r, $1: $GP_RES"
+	PICKS=$((PICKS + GP_N))
 }
 
 # 3. The pair taken through new cgroups, under the unassigned top and

@@ -143,13 +143,10 @@ wait_until 30 eval '[ "$(counter cgroup_removed)" -ge "$removed" ]' ||
 got=$(( $(counter cgroup_changes) - c0 ))
 [ "$got" = "$changes" ] || st_bad "cgroup_changes rose by $got, $changes changes made"
 
-{
-	read -r checked
-	read -r res
-} < <(group_picks "$map" "$WP_TRACE_INST/trace")
-[ -z "$res" ] || st_bad "$res"
-st_checked "${checked:-0}"
-[ "${checked:-0}" -gt 0 ] || st_bad "no pick of the test's tasks traced"
+group_picks_read "$map" "$WP_TRACE_INST/trace"
+[ -z "$GP_RES" ] || st_bad "$GP_RES"
+st_checked "${GP_N:-0}"
+[ "${GP_N:-0}" -gt 0 ] || st_bad "no pick of the test's tasks traced"
 
 # The assignments still in place measured their tasks' wakeups.
 tr=$(awk '{ for (i = 2; i < NF; i += 2) if ($i == "tracked") s += $(i + 1) } END { print s + 0 }' "$WP_S/cgroup_stats")
